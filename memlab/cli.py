@@ -1,0 +1,150 @@
+"""memlab's command line: run, report, validate, datasets, components."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+DEFAULT_CONFIG = "evals/default.yaml"
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from memlab.config import load_config
+    from memlab.report import write_report
+    from memlab.runner import Runner
+
+    console = Console()
+    overrides: dict = {}
+    if args.limit:
+        overrides["limit_conversations"] = args.limit
+    if args.output_dir:
+        overrides["output_dir"] = args.output_dir
+    config = load_config(args.config, overrides)
+    if args.base_url or args.model:
+        model = config.model.model_dump()
+        model.update(provider="openai", model=args.model or model.get("model"), base_url=args.base_url or model.get("base_url"))
+        config = config.model_copy(update={"model": type(config.model).model_validate(model)})
+    if args.cache_mode:
+        model = config.model.model_dump()
+        model["cache"] = {"mode": args.cache_mode, "path": args.cache_path or model["cache"].get("path")}
+        config = config.model_copy(update={"model": type(config.model).model_validate(model)})
+    t0 = time.perf_counter()
+    runner = Runner(config, run_dir=args.resume or args.run_dir, resume=bool(args.resume), progress=not args.no_progress)
+    console.print(f"[bold]memlab run[/bold] {config.name} → {runner.run_dir}  (model: {config.model.provider}"
+                  f"{' — heuristic stand-in for an LLM' if config.model.provider == 'heuristic' else ''})")
+    try:
+        run_dir = runner.run()
+    except KeyboardInterrupt:
+        console.print(f"[yellow]interrupted — resume with: memlab run {args.config} --resume {runner.run_dir}[/yellow]")
+        return 130
+    wall = time.perf_counter() - t0
+    files = write_report(run_dir, console=console)
+    console.print(f"wall time {wall:.1f} s · results in {run_dir} · plot {files['plot'].name}")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from memlab.report import write_report
+
+    files = write_report(args.run_dir)
+    if args.by_category:
+        from rich.console import Console
+
+        from memlab.report import category_table
+        from memlab.results import load_run
+
+        Console().print(category_table(load_run(args.run_dir)).round(2).to_string())
+    print("wrote " + ", ".join(str(p) for p in files.values()))
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from memlab.datasets.io import validate_file
+
+    bad = 0
+    for path in args.paths:
+        ds, problems = validate_file(path)
+        if problems:
+            bad += 1
+            print(f"✗ {path}: {len(problems)} problem(s)")
+            for p in problems:
+                print(f"  {p}")
+        else:
+            assert ds is not None
+            print(f"✓ {path}: dataset {ds.name!r} v{ds.version}: {len(ds.conversations)} conversations, {len(ds.probes())} probes")
+    return 1 if bad else 0
+
+
+def _cmd_components(args: argparse.Namespace) -> int:
+    from memlab.memory.stores.base import STORES
+    from memlab.metrics import METRICS
+    from memlab.strategies import PRESETS, REGISTRIES
+
+    print("strategy presets: " + ", ".join(PRESETS.names()))
+    for slot, reg in REGISTRIES.items():
+        print(f"{slot}: " + ", ".join(reg.names()))
+    print("store: " + ", ".join(STORES.names()))
+    print("metrics: " + ", ".join(METRICS.names()))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="memlab", description="Evaluate agent memory strategies.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="play datasets through strategies and report")
+    p.add_argument("config", nargs="?", default=DEFAULT_CONFIG, help=f"run config YAML (default {DEFAULT_CONFIG})")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run in RUN_DIR")
+    p.add_argument("--run-dir", help="write to this folder instead of results/<stamp>-<name>")
+    p.add_argument("--output-dir", help="parent folder for new runs (default from config: results)")
+    p.add_argument("--limit", type=int, help="only the first N conversations of each dataset")
+    p.add_argument("--model", help="use an OpenAI-compatible model with this name for every role")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (key from $OPENAI_API_KEY)")
+    p.add_argument("--cache-mode", choices=["off", "record", "replay", "replay-strict"], help="record/replay model calls")
+    p.add_argument("--cache-path", help="the record/replay JSONL file")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(fn=_cmd_run)
+
+    p = sub.add_parser("report", help="print the table and write metrics.csv + plots for a run folder")
+    p.add_argument("run_dir")
+    p.add_argument("--by-category", action="store_true", help="also print evidence recall per category")
+    p.set_defaults(fn=_cmd_report)
+
+    p = sub.add_parser("validate", help="check native dataset files; non-zero exit on any problem")
+    p.add_argument("paths", nargs="+")
+    p.set_defaults(fn=_cmd_validate)
+
+    p = sub.add_parser("components", help="list registered presets, components, stores and metrics")
+    p.set_defaults(fn=_cmd_components)
+
+    try:
+        from memlab.datasets import cli as datasets_cli
+    except ImportError:
+        datasets_cli = None
+    if datasets_cli is not None and hasattr(datasets_cli, "register"):
+        datasets_cli.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.fn(args) or 0)
+    except (FileNotFoundError, FileExistsError, ValueError) as exc:
+        from pydantic import ValidationError
+
+        if isinstance(exc, ValidationError):
+            print(f"memlab: invalid config:\n{exc}", file=sys.stderr)
+        else:
+            print(f"memlab: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,454 @@
+"""Chroma memory store: embedded (``PersistentClient``) or client/server (``HttpClient``).
+
+Design, and why:
+
+* **One collection, namespace in every filter.** All namespaces share one collection and
+  every read carries ``{"_ns": {"$eq": namespace}}`` (built in one place, :meth:`_base`).
+  Collection-per-namespace was rejected: collection names are limited to 3-512 chars of
+  ``[a-zA-Z0-9._-]`` (namespaces are arbitrary strings: ``a%``, quotes, unicode), and a run
+  with thousands of conversations would create thousands of HNSW segments and file handles.
+  Chroma pre-filters on metadata before/inside the HNSW walk, so a filtered top-k is fine.
+* **Namespaced record ids.** Chroma ids are unique per collection while memlab ids are
+  unique per namespace, so the chroma id is a hash of ``[namespace, id]``. ``get``/``delete``
+  of another namespace's id therefore cannot address it (and are also filtered on ``_ns``).
+* **Exact round-trip.** Chroma metadata values must be scalars, so the full item is kept as
+  JSON in ``_item``; scalar copies (``_kind``, ``_valid``, ``_created``/``_updated``/
+  ``_expires`` epoch floats, string-valued user metadata as ``m.<key>``) exist only for
+  filtering. Where filters on string values (and ``kind``) are pushed into chroma; any other
+  value type is filtered in Python with :func:`memlab.memory.stores.base.matches` and the
+  vector query is restricted to the surviving ids, so results stay exact.
+* **No embedding function.** Chroma's ``DefaultEmbeddingFunction`` downloads an ONNX model
+  (fails offline), so the collection is created and reopened with ``embedding_function=None``
+  and embeddings are always passed. Items added without an embedding get a placeholder
+  vector and ``_vec=False`` so vector search never returns them.
+* **Complete top-k.** If chroma returns fewer than ``k`` hits while more rows are eligible,
+  the query is answered exactly in numpy over the eligible rows.
+* **Keyword search** ranks the namespace's live documents with the same BM25 as the
+  in-memory store (no ``$contains`` pre-filter: that would change BM25's document
+  frequencies and so the scores).
+* **One writer per directory.** Two processes writing one persistent directory corrupt it
+  (chroma's ``Error finding id``), so the embedded store takes a non-blocking ``flock`` on
+  ``<path>/memlab.lock`` and a second opener gets a :class:`StoreError` naming the
+  directory and the holder's pid. Use a directory per concurrent run, or a chroma server.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import threading
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memlab.memory.item import MemoryItem, ScoredItem, utcnow
+from memlab.memory.keyword import bm25_scores
+from memlab.memory.stores.base import StoreError, Where, matches
+
+_NO_EXPIRY = 1e18  # chroma drops inf; this is ~3e10 years from now
+_COLLECTION_RE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
+LOCK_NAME = "memlab.lock"
+
+
+def chroma_id(namespace: str, item_id: str) -> str:
+    """Collection-wide record id for a (namespace, id) pair."""
+    return hashlib.blake2b(json.dumps([namespace, item_id]).encode(), digest_size=16).hexdigest()
+
+
+class ChromaStore:
+    """Memory store on chromadb, embedded by default, or against a chroma server with ``host``."""
+
+    name = "chroma"
+
+    def __init__(
+        self,
+        path: str | None = None,
+        host: str | None = None,
+        port: int = 8000,
+        collection: str = "memlab",
+        *,
+        dim: int = 384,
+        ef_search: int = 100,
+        ef_construction: int = 100,
+        max_neighbors: int = 16,
+        **_: object,
+    ) -> None:
+        try:
+            import chromadb
+            from chromadb.config import Settings
+        except ImportError as e:  # pragma: no cover - optional extra
+            raise StoreError("chroma: chromadb is not installed; pip install 'memlab[chroma]'") from e
+        if not _COLLECTION_RE.match(collection) or ".." in collection:
+            raise StoreError(
+                f"chroma: invalid collection name {collection!r} (3-512 chars of [a-zA-Z0-9._-], "
+                "starting and ending alphanumeric)"
+            )
+        self.collection_name = collection
+        self.dim = int(dim)
+        self._hnsw = {
+            "space": "cosine",
+            "ef_search": int(ef_search),
+            "ef_construction": int(ef_construction),
+            "max_neighbors": int(max_neighbors),
+        }
+        self._lock_fh: Any = None
+        self._mu = threading.RLock()
+        self._closed = False
+        self.host = host
+        self.port = int(port)
+        settings = Settings(anonymized_telemetry=False)
+        self._chromadb_version = getattr(chromadb, "__version__", "?")
+        if host:
+            self.path = None
+            try:
+                self._client = chromadb.HttpClient(host=host, port=self.port, settings=settings)
+                self._client.heartbeat()
+            except Exception as e:
+                raise StoreError(
+                    f"chroma: cannot reach the chroma server at {host}:{self.port} ({type(e).__name__}: {e}). "
+                    "Start one with `scripts/chroma_server.sh start` or use the embedded store (no host)."
+                ) from e
+        else:
+            self.path = str(Path(path or ".memlab/chroma").expanduser().resolve())
+            os.makedirs(self.path, exist_ok=True)
+            self._acquire_lock()
+            try:
+                self._client = chromadb.PersistentClient(path=self.path, settings=settings)
+            except Exception as e:
+                self._release_lock()
+                raise StoreError(f"chroma: cannot open persistent directory {self.path}: {e}") from e
+        try:
+            self._col = self._open_collection()
+        except Exception as e:
+            self.close()
+            raise StoreError(f"chroma at {self.address}: cannot open collection {collection!r}: {e}") from e
+
+    # ------------------------------------------------------------------ setup
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}" if self.host else str(self.path)
+
+    def _acquire_lock(self) -> None:
+        assert self.path is not None
+        lock_path = os.path.join(self.path, LOCK_NAME)
+        fh = open(lock_path, "a+")  # noqa: SIM115 - held for the store's lifetime
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "?"
+            fh.close()
+            raise StoreError(
+                f"chroma: persistent directory {self.path} is already opened by pid {holder}; "
+                "use a separate directory per concurrent run (chroma supports one writer process per "
+                "directory), or run a chroma server (scripts/chroma_server.sh) and pass host=..."
+            ) from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        self._lock_fh = fh
+
+    def _release_lock(self) -> None:
+        if self._lock_fh is not None:
+            try:
+                fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_UN)
+            finally:
+                self._lock_fh.close()
+                self._lock_fh = None
+
+    def _open_collection(self) -> Any:
+        try:
+            return self._client.get_collection(self.collection_name, embedding_function=None)
+        except Exception:
+            return self._client.get_or_create_collection(
+                self.collection_name, embedding_function=None, configuration={"hnsw": dict(self._hnsw)}
+            )
+
+    def describe(self) -> dict[str, object]:
+        cfg: Any = None
+        try:
+            cfg = (self._col.configuration or {}).get("hnsw")
+        except Exception:
+            cfg = dict(self._hnsw)
+        return {
+            "backend": self.name,
+            "mode": "http" if self.host else "embedded",
+            "address": self.address,
+            "collection": self.collection_name,
+            "chromadb": self._chromadb_version,
+            "index": f"hnsw {cfg}",
+            "keyword": "BM25 in Python over the namespace's documents",
+            "namespace_isolation": "single collection, _ns metadata filter on every read, namespaced record ids",
+        }
+
+    # ------------------------------------------------------------------ encoding
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"chroma store at {self.address} is closed")
+
+    def _meta(self, item: MemoryItem, has_vec: bool) -> dict[str, Any]:
+        md: dict[str, Any] = {
+            "_ns": item.namespace,
+            "_id": item.id,
+            "_kind": item.kind,
+            "_valid": bool(item.valid),
+            "_created": _ts(item.created_at),
+            "_updated": _ts(item.updated_at),
+            "_expires": _ts(item.expires_at) if item.expires_at is not None else _NO_EXPIRY,
+            "_vec": bool(has_vec),
+            "_item": item.model_dump_json(),
+        }
+        for k, v in item.metadata.items():
+            if isinstance(v, str):
+                md["m." + k] = v
+        return md
+
+    @staticmethod
+    def _item(md: dict[str, Any]) -> MemoryItem:
+        return MemoryItem.model_validate_json(md["_item"])
+
+    def _vecs(self, embeddings: np.ndarray | None, n: int) -> np.ndarray:
+        if embeddings is None:
+            out = np.zeros((n, self.dim), dtype=np.float32)
+            out[:, 0] = 1.0  # placeholder (cosine needs a non-zero vector); _vec=False hides it
+            return out
+        arr = np.asarray(embeddings, dtype=np.float32).reshape(n, -1)
+        if arr.shape[1] != self.dim:
+            raise StoreError(f"chroma: embeddings have {arr.shape[1]} dims, store expects {self.dim}")
+        norms = np.linalg.norm(arr, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return arr / norms
+
+    def _base(self, namespace: str, include_invalid: bool, need_vec: bool = False) -> list[dict[str, Any]]:
+        conds: list[dict[str, Any]] = [{"_ns": {"$eq": namespace}}]
+        if not include_invalid:
+            conds += [{"_valid": {"$eq": True}}, {"_expires": {"$gt": _ts(utcnow())}}]
+        if need_vec:
+            conds.append({"_vec": {"$eq": True}})
+        return conds
+
+    @staticmethod
+    def _pushdown(where: Where | None) -> tuple[list[dict[str, Any]], bool]:
+        """Chroma conditions for the part of ``where`` chroma can evaluate exactly; flag = all of it."""
+        conds: list[dict[str, Any]] = []
+        exact = True
+        for key, want in (where or {}).items():
+            field = "_kind" if key == "kind" else "m." + key
+            if isinstance(want, str):
+                conds.append({field: {"$eq": want}})
+            elif isinstance(want, (list, tuple, set)) and want and all(isinstance(w, str) for w in want):
+                conds.append({field: {"$in": list(want)}})
+            else:
+                exact = False
+        return conds, exact
+
+    @staticmethod
+    def _and(conds: list[dict[str, Any]]) -> dict[str, Any]:
+        return conds[0] if len(conds) == 1 else {"$and": conds}
+
+    def _live(self, item: MemoryItem, where: Where | None, include_invalid: bool) -> bool:
+        if not include_invalid and (not item.valid or (item.expires_at is not None and item.expires_at <= utcnow())):
+            return False
+        return matches(item, where)
+
+    def _candidates(
+        self, namespace: str, where: Where | None, include_invalid: bool, *, need_vec: bool = False
+    ) -> list[tuple[str, MemoryItem]]:
+        """(chroma id, item) of every eligible row, filtered exactly in Python."""
+        push, _ = self._pushdown(where)
+        res = self._col.get(where=self._and(self._base(namespace, include_invalid, need_vec) + push), include=["metadatas"])
+        out = []
+        for cid, md in zip(res["ids"], res["metadatas"] or []):
+            if md is None or md.get("_ns") != namespace:
+                continue
+            it = self._item(md)
+            if self._live(it, where, include_invalid):
+                out.append((cid, it))
+        return out
+
+    def _existing(self, cids: list[str], include: list[str]) -> dict[str, tuple[dict[str, Any], Any]]:
+        res = self._col.get(ids=cids, include=include)
+        mds = res.get("metadatas") or [None] * len(res["ids"])
+        embs = res.get("embeddings")
+        if embs is None:
+            embs = [None] * len(res["ids"])
+        return {cid: (md or {}, emb) for cid, md, emb in zip(res["ids"], mds, embs)}
+
+    # ------------------------------------------------------------------ protocol
+
+    def add(self, items: Sequence[MemoryItem], embeddings: np.ndarray | None = None) -> None:
+        self._check_open()
+        if not items:
+            return
+        if embeddings is not None and len(embeddings) != len(items):
+            raise StoreError(f"chroma: {len(items)} items but {len(embeddings)} embeddings")
+        vecs = self._vecs(embeddings, len(items))
+        batch = max(1, int(self._client.get_max_batch_size()) if hasattr(self._client, "get_max_batch_size") else 4000)
+        with self._mu:
+            for lo in range(0, len(items), batch):
+                chunk = list(items[lo : lo + batch])
+                cvecs = vecs[lo : lo + batch].copy()
+                cids = [chroma_id(it.namespace, it.id) for it in chunk]
+                # chroma keeps the first copy of a duplicate id within one call; the reference store keeps the last
+                last = {cid: i for i, cid in enumerate(cids)}
+                keep = sorted(last.values())
+                chunk, cids, cvecs = [chunk[i] for i in keep], [cids[i] for i in keep], cvecs[keep]
+                has_vec = [embeddings is not None] * len(chunk)
+                old = self._existing(cids, ["metadatas", "embeddings"] if embeddings is None else ["metadatas"])
+                metas = []
+                for i, (cid, it) in enumerate(zip(cids, chunk)):
+                    md = self._meta(it, has_vec[i])
+                    if cid in old:  # upsert merges metadata: clear keys the new version lacks
+                        omd, oemb = old[cid]
+                        if embeddings is None and omd.get("_vec"):
+                            cvecs[i] = np.asarray(oemb, dtype=np.float32)
+                            md["_vec"] = True
+                        for k in omd:
+                            if k not in md:
+                                md[k] = None
+                    metas.append(md)
+                self._col.upsert(ids=cids, embeddings=cvecs, documents=[it.text for it in chunk], metadatas=metas)
+
+    def get(self, namespace: str, ids: Sequence[str]) -> list[MemoryItem]:
+        self._check_open()
+        if not ids:
+            return []
+        res = self._col.get(ids=[chroma_id(namespace, i) for i in dict.fromkeys(ids)], where={"_ns": {"$eq": namespace}}, include=["metadatas"])
+        by_id: dict[str, MemoryItem] = {}
+        for md in res["metadatas"] or []:
+            if md and md.get("_ns") == namespace:
+                it = self._item(md)
+                by_id[it.id] = it
+        return [by_id[i].model_copy(deep=True) for i in ids if i in by_id]
+
+    def update(self, item: MemoryItem, embedding: np.ndarray | None = None) -> None:
+        self._check_open()
+        cid = chroma_id(item.namespace, item.id)
+        with self._mu:
+            old = self._existing([cid], ["metadatas", "embeddings"])
+            if cid not in old or old[cid][0].get("_ns") != item.namespace:
+                raise KeyError(f"no item {item.id!r} in namespace {item.namespace!r}")
+            omd, oemb = old[cid]
+            if embedding is not None:
+                vec, has_vec = self._vecs(np.asarray(embedding).reshape(1, -1), 1), True
+            else:
+                vec, has_vec = np.asarray(oemb, dtype=np.float32).reshape(1, -1), bool(omd.get("_vec"))
+            md = self._meta(item, has_vec)
+            for k in omd:
+                if k not in md:
+                    md[k] = None
+            self._col.update(ids=[cid], embeddings=vec, documents=[item.text], metadatas=[md])
+
+    def delete(self, namespace: str, ids: Sequence[str]) -> int:
+        self._check_open()
+        if not ids:
+            return 0
+        with self._mu:
+            cids = [chroma_id(namespace, i) for i in dict.fromkeys(ids)]
+            res = self._col.get(ids=cids, where={"_ns": {"$eq": namespace}}, include=[])
+            found = list(res["ids"])
+            if found:
+                self._col.delete(ids=found)
+            return len(found)
+
+    def search(
+        self,
+        namespace: str,
+        *,
+        embedding: np.ndarray | None = None,
+        text: str | None = None,
+        k: int = 10,
+        where: Where | None = None,
+        include_invalid: bool = False,
+    ) -> list[ScoredItem]:
+        self._check_open()
+        if k <= 0:
+            return []
+        if embedding is not None:
+            return self._vector_search(namespace, embedding, k, where, include_invalid)
+        cands = [it for _, it in self._candidates(namespace, where, include_invalid)]
+        cands.sort(key=lambda it: (it.created_at, it.id))
+        if text is not None:
+            scores = bm25_scores(text, [c.text for c in cands])
+            ranked = sorted(((s, i) for i, s in enumerate(scores) if s > 0), key=lambda x: (-x[0], x[1]))[:k]
+            return [ScoredItem(item=cands[i], score=s) for s, i in ranked]
+        cands.reverse()
+        return [ScoredItem(item=c, score=0.0) for c in cands[:k]]
+
+    def _vector_search(
+        self, namespace: str, embedding: np.ndarray, k: int, where: Where | None, include_invalid: bool
+    ) -> list[ScoredItem]:
+        q = self._vecs(np.asarray(embedding).reshape(1, -1), 1)
+        push, exact = self._pushdown(where)
+        conds = self._base(namespace, include_invalid, need_vec=True) + push
+        out: list[ScoredItem] = []
+        if exact:
+            res = self._col.query(query_embeddings=q, n_results=k, where=self._and(conds), include=["metadatas", "distances"])
+            for md, dist in zip(res["metadatas"][0], res["distances"][0]):
+                if md and md.get("_ns") == namespace:
+                    it = self._item(md)
+                    if self._live(it, where, include_invalid):
+                        out.append(ScoredItem(item=it, score=float(1.0 - dist)))
+            if len(out) >= k:
+                return out
+        # short answer or a filter chroma cannot express: exact scan over the eligible rows
+        eligible = self._candidates(namespace, where, include_invalid, need_vec=True)
+        if len(eligible) <= len(out):
+            return out
+        got = self._existing([cid for cid, _ in eligible], ["embeddings"])
+        mat = np.stack([np.asarray(got[cid][1], dtype=np.float32) for cid, _ in eligible])
+        scores = mat @ q[0]
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [ScoredItem(item=eligible[i][1], score=float(scores[i])) for i in order]
+
+    def list(self, namespace: str, *, where: Where | None = None, include_invalid: bool = True) -> list[MemoryItem]:
+        self._check_open()
+        items = [it for _, it in self._candidates(namespace, where, include_invalid)]
+        items.sort(key=lambda it: (it.created_at, it.id))
+        return items
+
+    def count(self, namespace: str | None = None) -> int:
+        self._check_open()
+        if namespace is None:
+            return int(self._col.count())
+        return len(self._col.get(where={"_ns": {"$eq": namespace}}, include=[])["ids"])
+
+    def reset(self, namespace: str | None = None) -> None:
+        self._check_open()
+        with self._mu:
+            if namespace is None:
+                self._client.delete_collection(self.collection_name)
+                self._col = self._open_collection()
+            else:
+                self._col.delete(where={"_ns": {"$eq": namespace}})
+
+    def close(self) -> None:
+        with self._mu:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                close = getattr(self._client, "close", None) if hasattr(self, "_client") else None
+                if close is not None:
+                    close()
+            finally:
+                self._release_lock()
+
+    def __enter__(self) -> ChromaStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _ts(dt: datetime) -> float:
+    return float(dt.timestamp())

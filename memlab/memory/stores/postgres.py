@@ -1,0 +1,567 @@
+"""PostgreSQL + pgvector memory store, after the ``agent_memories`` design (seed 004).
+
+One table (default ``agent_memories``) holds every namespace; the seed's ``agent_id`` is our
+``namespace`` and the primary key is ``(namespace, id)``, so two namespaces may reuse an id
+and every statement this class issues carries ``namespace = %s`` as a bound parameter (no
+string interpolation of user values anywhere, so ``%``/``_``/quotes in namespaces are inert).
+
+Why these choices:
+
+* **Schema** follows seed 004 (memory_type, content, metadata jsonb, created/updated/expires,
+  the same indexes: namespace, (namespace, memory_type), created_at, metadata GIN, full-text
+  GIN on ``to_tsvector('english', content)``) plus what the harness needs: ``valid``,
+  ``source_turn_ids text[]`` and ``embedding vector(dim)`` with an HNSW ``vector_cosine_ops``
+  index.
+* **Migrations** are idempotent DDL applied on open under a transaction-scoped advisory
+  lock (two processes opening the same table at once do not race), and recorded per table
+  in ``memlab_schema_migrations``.
+* **Complete filtered top-k.** An HNSW scan followed by a ``WHERE namespace = ...`` filter
+  returns at most ``ef_search`` candidates before filtering, so a namespace holding 1% of the
+  rows would get ~0-1 results. Every connection sets ``hnsw.iterative_scan = relaxed_order``
+  (pgvector >= 0.8) so the scan continues until ``k`` rows pass the filter; results are
+  re-sorted by exact distance in a materialized CTE (relaxed order may be slightly out of
+  order). If the scan still comes back short (``hnsw.max_scan_tuples`` reached on a very
+  selective filter), the query is re-run as an exact scan, so a short answer means "there
+  are fewer than k eligible rows", never "the index gave up".
+* **Keyword search** uses the full-text GIN index. ``plainto_tsquery`` ANDs the terms, which
+  returns nothing for a natural question, so the query terms (memlab's tokenizer, stopwords
+  removed) are OR-ed through ``websearch_to_tsquery('english', 'a or b or c')`` and ranked by
+  ``ts_rank`` (length-normalised). Scores are ts_rank values, not BM25, and matching uses
+  English stemming ("running" matches "run"); the in-memory store's BM25 does not stem.
+* **Idempotent add**: ``INSERT ... ON CONFLICT (namespace, id) DO UPDATE`` (the in-memory
+  reference overwrites on re-add too), keeping the old embedding when none is passed, so a
+  resumed run never duplicates rows.
+
+Where-filter semantics: ``kind`` -> ``memory_type``; other keys compare the jsonb value with
+``metadata -> key = value::jsonb``. That equals Python ``==`` except that JSON keeps ``true``
+and ``1`` apart (Python's ``True == 1``) and naive datetimes come back as UTC-aware.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memlab.memory.item import MemoryItem, ScoredItem, utcnow
+from memlab.memory.keyword import tokens
+from memlab.memory.stores.base import StoreError, Where
+
+if TYPE_CHECKING:  # heavy optional deps are imported in the constructor
+    import psycopg
+    from psycopg import sql as _sql_mod
+
+_TABLE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
+_COLS = "id, namespace, memory_type, content, metadata, source_turn_ids, created_at, updated_at, expires_at, valid"
+_MIGRATION_LOCK = 0x6D656D6C6162  # "memlab": one advisory lock for all migrations (they take milliseconds)
+
+
+def resolve_dsn(dsn: str | None = None) -> str:
+    """Explicit DSN, else ``$MEMLAB_PG_DSN``, else the ``.memlab/pg/dsn`` file ``scripts/pg.sh start`` writes."""
+    import os
+
+    if dsn:
+        return dsn
+    env = os.environ.get("MEMLAB_PG_DSN")
+    if env:
+        return env
+    from memlab.memory.stores.pgserver import find_dsn_file
+
+    f = find_dsn_file()
+    if f is not None:
+        text = f.read_text().strip()
+        if text:
+            return text
+    raise StoreError(
+        "postgres: no DSN given; pass dsn=..., set MEMLAB_PG_DSN, or run `scripts/pg.sh start` "
+        "(which writes .memlab/pg/dsn)"
+    )
+
+
+def describe_dsn(dsn: str) -> dict[str, str]:
+    """host, port, dbname and user of a DSN, never the password."""
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+
+        d = conninfo_to_dict(dsn)
+    except Exception:
+        return {"host": "?", "port": "?", "dbname": "?", "user": "?"}
+    return {
+        "host": str(d.get("host") or d.get("hostaddr") or "localhost"),
+        "port": str(d.get("port") or "5432"),
+        "dbname": str(d.get("dbname") or d.get("user") or "?"),
+        "user": str(d.get("user") or "?"),
+    }
+
+
+class PostgresStore:
+    """Memory store in one PostgreSQL table with pgvector HNSW and full-text indexes."""
+
+    name = "postgres"
+
+    def __init__(
+        self,
+        dsn: str | None = None,
+        table: str = "agent_memories",
+        pool_size: int = 4,
+        hnsw: bool = True,
+        *,
+        dim: int = 384,
+        ef_search: int = 100,
+        hnsw_m: int = 16,
+        hnsw_ef_construction: int = 64,
+        connect_timeout: int = 5,
+        **_: object,
+    ) -> None:
+        try:
+            import psycopg
+            from psycopg import sql
+            from psycopg_pool import ConnectionPool
+        except ImportError as e:  # pragma: no cover - optional extra
+            raise StoreError("postgres: psycopg / psycopg_pool / pgvector missing; pip install 'memlab[postgres]'") from e
+        if not _TABLE_RE.match(table):
+            raise StoreError(f"postgres: invalid table name {table!r} (letters, digits, underscore; <= 48 chars)")
+        self._psycopg = psycopg
+        self._sql: Any = sql
+        self.dsn = resolve_dsn(dsn)
+        self.table = table
+        self.dim = int(dim)
+        self.hnsw = hnsw
+        self.ef_search = int(ef_search)
+        self.hnsw_m = int(hnsw_m)
+        self.hnsw_ef_construction = int(hnsw_ef_construction)
+        self._addr = describe_dsn(self.dsn)
+        self._t = sql.Identifier(table)
+        self._closed = False
+        self._lock = threading.Lock()
+
+        kwargs: dict[str, Any] = {"connect_timeout": connect_timeout}
+        try:
+            with psycopg.connect(self.dsn, autocommit=False, **kwargs) as conn:
+                self._migrate(conn)
+                row = conn.execute(
+                    "SELECT current_setting('server_version'), "
+                    "(SELECT extversion FROM pg_extension WHERE extname = 'vector')"
+                ).fetchone()
+                assert row is not None
+                self.server_version, self.pgvector_version = str(row[0]), str(row[1])
+        except psycopg.OperationalError as e:
+            raise StoreError(self._conn_error(e)) from e
+        except psycopg.Error as e:
+            raise StoreError(f"postgres at {self.address}: schema setup failed: {e}") from e
+        self._iterative = _version_tuple(self.pgvector_version) >= (0, 8, 0)
+        self._pool = ConnectionPool(
+            conninfo=self.dsn,
+            min_size=1,
+            max_size=max(1, int(pool_size)),
+            kwargs=kwargs,
+            configure=self._configure,
+            open=True,
+            name=f"memlab-{table}",
+        )
+        try:
+            self._pool.wait(timeout=max(10.0, connect_timeout * 2.0))
+        except Exception as e:
+            self._pool.close()
+            raise StoreError(f"postgres: connection pool to {self.address} did not open: {e}") from e
+
+    # ------------------------------------------------------------------ setup
+
+    @property
+    def address(self) -> str:
+        return f"{self._addr['host']}:{self._addr['port']}/{self._addr['dbname']}"
+
+    def _conn_error(self, e: Exception) -> str:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        return (
+            f"postgres: cannot connect to {self._addr['host']}:{self._addr['port']} "
+            f"(database {self._addr['dbname']}, user {self._addr['user']}): {first}. "
+            "Start the project server with `scripts/pg.sh start` or set MEMLAB_PG_DSN."
+        )
+
+    def _migrations(self) -> list[tuple[int, str, list[Any]]]:
+        sql, t, n = self._sql, self._t, self.table
+
+        def ix(suffix: str) -> Any:
+            return sql.Identifier(f"{n}_{suffix}")
+
+        v1 = [
+            sql.SQL(
+                """CREATE TABLE IF NOT EXISTS {t} (
+                    id text NOT NULL,
+                    namespace text NOT NULL,
+                    memory_type text NOT NULL DEFAULT 'fact',
+                    content text NOT NULL,
+                    metadata jsonb NOT NULL DEFAULT '{{}}'::jsonb,
+                    source_turn_ids text[] NOT NULL DEFAULT '{{}}',
+                    embedding vector({dim}),
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    expires_at timestamptz,
+                    valid boolean NOT NULL DEFAULT true,
+                    PRIMARY KEY (namespace, id)
+                )"""
+            ).format(t=t, dim=sql.Literal(self.dim)),
+            sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} (namespace)").format(i=ix("ns_idx"), t=t),
+            sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} (namespace, memory_type)").format(i=ix("type_idx"), t=t),
+            sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} (namespace, created_at DESC)").format(
+                i=ix("created_idx"), t=t
+            ),
+            sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} (expires_at) WHERE expires_at IS NOT NULL").format(
+                i=ix("expires_idx"), t=t
+            ),
+            sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (metadata)").format(i=ix("meta_idx"), t=t),
+            sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (to_tsvector('english', content))").format(
+                i=ix("fts_idx"), t=t
+            ),
+        ]
+        migrations: list[tuple[int, str, list[Any]]] = [(1, "agent_memories table and seed-004 indexes", v1)]
+        if self.hnsw:
+            v2 = [
+                sql.SQL(
+                    "CREATE INDEX IF NOT EXISTS {i} ON {t} USING hnsw (embedding vector_cosine_ops) "
+                    "WITH (m = {m}, ef_construction = {efc})"
+                ).format(
+                    i=ix("emb_hnsw"), t=t, m=sql.Literal(self.hnsw_m), efc=sql.Literal(self.hnsw_ef_construction)
+                )
+            ]
+            migrations.append((2, "HNSW cosine index on embedding", v2))
+        return migrations
+
+    def _migrate(self, conn: psycopg.Connection[Any]) -> None:
+        """Apply missing migrations in one transaction, serialised across processes."""
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS memlab_schema_migrations ("
+            " table_name text NOT NULL, version int NOT NULL, description text NOT NULL,"
+            " applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (table_name, version))"
+        )
+        done = {
+            r[0]
+            for r in conn.execute(
+                "SELECT version FROM memlab_schema_migrations WHERE table_name = %s", (self.table,)
+            ).fetchall()
+        }
+        exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (self._quoted_table(),)).fetchone()
+        for version, desc, stmts in self._migrations():
+            if version in done and exists and exists[0]:
+                continue
+            for stmt in stmts:  # every statement is IF NOT EXISTS: re-running is harmless
+                conn.execute(stmt)
+            conn.execute(
+                "INSERT INTO memlab_schema_migrations (table_name, version, description) VALUES (%s, %s, %s) "
+                "ON CONFLICT DO NOTHING",
+                (self.table, version, desc),
+            )
+        conn.commit()
+
+    def _quoted_table(self) -> str:
+        return '"' + self.table.replace('"', '""') + '"'
+
+    def _configure(self, conn: psycopg.Connection[Any]) -> None:
+        """Per-connection setup: vector type adapters and the HNSW scan settings."""
+        from pgvector.psycopg import register_vector
+
+        register_vector(conn)
+        conn.execute("SET TimeZone = 'UTC'")
+        conn.execute(self._sql.SQL("SET hnsw.ef_search = {}").format(self._sql.Literal(self.ef_search)))
+        if self._iterative:
+            conn.execute("SET hnsw.iterative_scan = relaxed_order")
+        conn.commit()
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "backend": self.name,
+            "address": self.address,
+            "table": self.table,
+            "server_version": self.server_version,
+            "pgvector": self.pgvector_version,
+            "index": (
+                f"hnsw vector_cosine_ops m={self.hnsw_m} ef_construction={self.hnsw_ef_construction} "
+                f"ef_search={self.ef_search} iterative_scan={'relaxed_order' if self._iterative else 'off'} "
+                "+ exact rescan when short"
+                if self.hnsw
+                else "none (exact scan)"
+            ),
+            "keyword": "full-text GIN to_tsvector('english'), OR-ed terms, ts_rank",
+            "dim": self.dim,
+        }
+
+    # ------------------------------------------------------------------ helpers
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"postgres store for {self.address} table {self.table} is closed")
+
+    def _conn(self) -> Any:
+        self._check_open()
+        return self._pool.connection(timeout=30.0)
+
+    def _vec(self, v: np.ndarray | None) -> np.ndarray | None:
+        if v is None:
+            return None
+        v = np.asarray(v, dtype=np.float32).reshape(-1)
+        if v.shape[0] != self.dim:
+            raise StoreError(f"postgres: embedding has {v.shape[0]} dims, table {self.table} stores {self.dim}")
+        n = float(np.linalg.norm(v))
+        return v / n if n else v
+
+    @staticmethod
+    def _row_item(r: Sequence[Any]) -> MemoryItem:
+        meta = r[4] if isinstance(r[4], dict) else json.loads(r[4] or "{}")
+        return MemoryItem(
+            id=r[0],
+            namespace=r[1],
+            kind=r[2],
+            text=r[3],
+            metadata=meta,
+            source_turn_ids=list(r[5] or []),
+            created_at=_utc(r[6]),
+            updated_at=_utc(r[7]),
+            expires_at=_utc(r[8]) if r[8] is not None else None,
+            valid=bool(r[9]),
+        )
+
+    def _where_sql(self, where: Where | None) -> tuple[list[Any], list[Any]]:
+        """Translate a Where filter into SQL fragments and bound parameters."""
+        from psycopg.types.json import Jsonb
+
+        sql = self._sql
+        frags: list[Any] = []
+        params: list[Any] = []
+        for key, want in (where or {}).items():
+            if key == "kind":
+                vals = list(want) if isinstance(want, (list, tuple, set)) else [want]
+                strs = [v for v in vals if isinstance(v, str)]
+                if not strs:
+                    frags.append(sql.SQL("FALSE"))
+                    continue
+                frags.append(sql.SQL("memory_type = ANY(%s)"))
+                params.append(strs)
+                continue
+            multi = isinstance(want, (list, tuple, set))
+            vals = list(want) if multi else [want]
+            ors: list[Any] = []
+            non_null = [v for v in vals if v is not None]
+            if any(v is None for v in vals):
+                ors.append(sql.SQL("(metadata -> %s IS NULL OR metadata -> %s = 'null'::jsonb)"))
+                params += [key, key]
+            if len(non_null) == 1:
+                # containment lets the GIN index help; the equality keeps Python == semantics
+                ors.append(sql.SQL("(metadata @> %s AND metadata -> %s = %s)"))
+                params += [Jsonb({key: non_null[0]}), key, Jsonb(non_null[0])]
+            elif non_null:
+                ors.append(sql.SQL("metadata -> %s = ANY(%s::jsonb[])"))
+                params += [key, [Jsonb(v) for v in non_null]]
+            if not ors:
+                frags.append(sql.SQL("FALSE"))
+            else:
+                frags.append(sql.SQL("(") + sql.SQL(" OR ").join(ors) + sql.SQL(")"))
+        return frags, params
+
+    def _filters(
+        self, namespace: str, where: Where | None, include_invalid: bool, *, need_vec: bool = False
+    ) -> tuple[Any, list[Any]]:
+        sql = self._sql
+        frags: list[Any] = [sql.SQL("namespace = %s")]
+        params: list[Any] = [namespace]
+        if need_vec:
+            frags.append(sql.SQL("embedding IS NOT NULL"))
+        if not include_invalid:
+            frags.append(sql.SQL("valid AND (expires_at IS NULL OR expires_at > %s)"))
+            params.append(utcnow())
+        wf, wp = self._where_sql(where)
+        return sql.SQL(" AND ").join(frags + wf), params + wp
+
+    # ------------------------------------------------------------------ protocol
+
+    def add(self, items: Sequence[MemoryItem], embeddings: np.ndarray | None = None) -> None:
+        from psycopg.types.json import Jsonb
+
+        if not items:
+            return
+        if embeddings is not None and len(embeddings) != len(items):
+            raise StoreError(f"postgres: {len(items)} items but {len(embeddings)} embeddings")
+        rows = []
+        for i, it in enumerate(items):
+            rows.append(
+                (
+                    it.id,
+                    it.namespace,
+                    it.kind,
+                    it.text,
+                    Jsonb(it.metadata),
+                    list(it.source_turn_ids),
+                    it.created_at,
+                    it.updated_at,
+                    it.expires_at,
+                    it.valid,
+                    self._vec(embeddings[i]) if embeddings is not None else None,
+                )
+            )
+        q = self._sql.SQL(
+            "INSERT INTO {t} (" + _COLS + ", embedding) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (namespace, id) DO UPDATE SET memory_type = EXCLUDED.memory_type, "
+            "content = EXCLUDED.content, metadata = EXCLUDED.metadata, source_turn_ids = EXCLUDED.source_turn_ids, "
+            "created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, expires_at = EXCLUDED.expires_at, "
+            "valid = EXCLUDED.valid, embedding = COALESCE(EXCLUDED.embedding, {t}.embedding)"
+        ).format(t=self._t)
+        with self._conn() as conn, conn.cursor() as cur:
+            cur.executemany(q, rows)
+
+    def get(self, namespace: str, ids: Sequence[str]) -> list[MemoryItem]:
+        if not ids:
+            return []
+        q = self._sql.SQL("SELECT " + _COLS + " FROM {t} WHERE namespace = %s AND id = ANY(%s)").format(t=self._t)
+        with self._conn() as conn:
+            rows = conn.execute(q, (namespace, list(ids))).fetchall()
+        by_id = {r[0]: self._row_item(r) for r in rows}
+        return [by_id[i].model_copy(deep=True) for i in ids if i in by_id]
+
+    def update(self, item: MemoryItem, embedding: np.ndarray | None = None) -> None:
+        from psycopg.types.json import Jsonb
+
+        q = self._sql.SQL(
+            "UPDATE {t} SET memory_type = %s, content = %s, metadata = %s, source_turn_ids = %s, created_at = %s, "
+            "updated_at = %s, expires_at = %s, valid = %s, embedding = COALESCE(%s, embedding) "
+            "WHERE namespace = %s AND id = %s"
+        ).format(t=self._t)
+        params = (
+            item.kind,
+            item.text,
+            Jsonb(item.metadata),
+            list(item.source_turn_ids),
+            item.created_at,
+            item.updated_at,
+            item.expires_at,
+            item.valid,
+            self._vec(embedding),
+            item.namespace,
+            item.id,
+        )
+        with self._conn() as conn:
+            cur = conn.execute(q, params)
+            if cur.rowcount == 0:
+                raise KeyError(f"no item {item.id!r} in namespace {item.namespace!r}")
+
+    def delete(self, namespace: str, ids: Sequence[str]) -> int:
+        if not ids:
+            return 0
+        q = self._sql.SQL("DELETE FROM {t} WHERE namespace = %s AND id = ANY(%s)").format(t=self._t)
+        with self._conn() as conn:
+            return int(conn.execute(q, (namespace, list(dict.fromkeys(ids)))).rowcount)
+
+    def search(
+        self,
+        namespace: str,
+        *,
+        embedding: np.ndarray | None = None,
+        text: str | None = None,
+        k: int = 10,
+        where: Where | None = None,
+        include_invalid: bool = False,
+    ) -> list[ScoredItem]:
+        if k <= 0:
+            return []
+        sql = self._sql
+        if embedding is not None:
+            cond, params = self._filters(namespace, where, include_invalid, need_vec=True)
+            vec = self._vec(embedding)
+            approx = sql.SQL(
+                "WITH c AS MATERIALIZED (SELECT " + _COLS + ", embedding <=> %s AS dist FROM {t} WHERE {cond} "
+                "ORDER BY embedding <=> %s LIMIT %s) SELECT * FROM c ORDER BY dist, created_at, id"
+            ).format(t=self._t, cond=cond)
+            # "+ 0" hides the operator from the planner: no HNSW, an exact scan of the filtered rows
+            exact = sql.SQL(
+                "SELECT " + _COLS + ", embedding <=> %s AS dist FROM {t} WHERE {cond} "
+                "ORDER BY (embedding <=> %s) + 0, created_at, id LIMIT %s"
+            ).format(t=self._t, cond=cond)
+            with self._conn() as conn:
+                rows = conn.execute(approx if self.hnsw else exact, [vec, *params, vec, k]).fetchall()
+                if self.hnsw and len(rows) < k:
+                    rows = conn.execute(exact, [vec, *params, vec, k]).fetchall()
+            return [ScoredItem(item=self._row_item(r), score=float(1.0 - r[10])) for r in rows]
+        if text is not None:
+            terms = list(dict.fromkeys(tokens(text)))
+            if not terms:
+                return []
+            cond, params = self._filters(namespace, where, include_invalid)
+            q = sql.SQL(
+                "SELECT " + _COLS + ", ts_rank(to_tsvector('english', content), q, 1) AS r "
+                "FROM {t}, websearch_to_tsquery('english', %s) AS q "
+                "WHERE to_tsvector('english', content) @@ q AND {cond} "
+                "ORDER BY r DESC, created_at, id LIMIT %s"
+            ).format(t=self._t, cond=cond)
+            with self._conn() as conn:
+                rows = conn.execute(q, [" or ".join(terms), *params, k]).fetchall()
+            return [ScoredItem(item=self._row_item(r), score=float(r[10])) for r in rows if r[10] > 0]
+        cond, params = self._filters(namespace, where, include_invalid)
+        q = sql.SQL("SELECT " + _COLS + " FROM {t} WHERE {cond} ORDER BY created_at DESC, id DESC LIMIT %s").format(
+            t=self._t, cond=cond
+        )
+        with self._conn() as conn:
+            rows = conn.execute(q, [*params, k]).fetchall()
+        return [ScoredItem(item=self._row_item(r), score=0.0) for r in rows]
+
+    def list(self, namespace: str, *, where: Where | None = None, include_invalid: bool = True) -> list[MemoryItem]:
+        cond, params = self._filters(namespace, where, include_invalid)
+        q = self._sql.SQL("SELECT " + _COLS + " FROM {t} WHERE {cond} ORDER BY created_at, id").format(
+            t=self._t, cond=cond
+        )
+        with self._conn() as conn:
+            rows = conn.execute(q, params).fetchall()
+        return [self._row_item(r) for r in rows]
+
+    def count(self, namespace: str | None = None) -> int:
+        with self._conn() as conn:
+            if namespace is None:
+                row = conn.execute(self._sql.SQL("SELECT count(*) FROM {t}").format(t=self._t)).fetchone()
+            else:
+                row = conn.execute(
+                    self._sql.SQL("SELECT count(*) FROM {t} WHERE namespace = %s").format(t=self._t), (namespace,)
+                ).fetchone()
+        return int(row[0]) if row else 0
+
+    def reset(self, namespace: str | None = None) -> None:
+        with self._conn() as conn:
+            if namespace is None:
+                conn.execute(self._sql.SQL("TRUNCATE {t}").format(t=self._t))
+            else:
+                conn.execute(self._sql.SQL("DELETE FROM {t} WHERE namespace = %s").format(t=self._t), (namespace,))
+
+    def drop_table(self) -> None:
+        """Drop this store's table and its migration rows (tests and benchmarks use throwaway tables)."""
+        with self._conn() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+            conn.execute(self._sql.SQL("DROP TABLE IF EXISTS {t}").format(t=self._t))
+            conn.execute("DELETE FROM memlab_schema_migrations WHERE table_name = %s", (self.table,))
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._pool.close()
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _utc(dt: datetime) -> datetime:
+    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+
+
+def _version_tuple(v: str) -> tuple[int, ...]:
+    out = []
+    for part in v.split("."):
+        m = re.match(r"\d+", part)
+        out.append(int(m.group()) if m else 0)
+    return tuple(out)

@@ -1,0 +1,154 @@
+"""Reports: the comparison table (rich), metrics.csv, per-category CSV and plots (PNG).
+
+Every exported file says what produced it: CSVs carry run id, code version, model (labelled
+heuristic when it is), embedder and dataset hashes as columns; plots carry them in a footer.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from memlab.results import RunResults, load_run
+
+HEADLINE = [
+    ("evidence_recall", "recall", True),
+    ("provenance_recall", "prov.", True),
+    ("answer_correct", "answer", True),
+    ("update_current", "upd.cur", True),
+    ("stale_in_answer", "stale.ans", False),
+    ("abstain_when_should", "abst", True),
+    ("false_abstention", "false.abst", False),
+    ("forbidden_leak", "inj.leak", False),
+    ("errored", "err", False),
+]
+
+
+def _fmt(v: Any, ci: Any = None) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    s = f"{v:.2f}"
+    if isinstance(ci, tuple) and len(ci) == 2 and not any(isinstance(c, float) and math.isnan(c) for c in ci):
+        s += f" [{ci[0]:.2f},{ci[1]:.2f}]"
+    return s
+
+
+def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    summary = res.summary()
+    prov = res.provenance()
+    title = f"memlab · {res.manifest.get('name')} · {prov['run_id']}"
+    table = Table(title=title, caption=f"model: {prov['model']} · code {prov['code_version']} · {prov['datasets']} · "
+                  "mean [95% bootstrap CI]; ↑ higher is better, ↓ lower", show_lines=False)
+    table.add_column("strategy", style="bold")
+    for key, label, hib in HEADLINE:
+        table.add_column(f"{label} {'↑' if hib else '↓'}", justify="right")
+    table.add_column("ctx tok/probe ↓", justify="right")
+    table.add_column("model tok/conv ↓", justify="right")
+    table.add_column("calls/conv", justify="right")
+    for strategy, row in summary.iterrows():
+        cells = []
+        for key, _, _ in HEADLINE:
+            cells.append(_fmt(row.get(key), row.get(f"{key}_ci") if key == "evidence_recall" else None))
+        tok = (row.get("prompt_tokens_per_conv") or 0) + (row.get("completion_tokens_per_conv") or 0)
+        cells += [f"{row.get('context_tokens', float('nan')):.0f}", f"{tok:,.0f}", f"{row.get('calls_per_conv', 0):.0f}"]
+        table.add_row(str(strategy), *cells)
+    console.print(table)
+    failed = (res.manifest.get("units") or {}).get("failed") or []
+    if failed:
+        console.print(f"[red]{len(failed)} conversation(s) failed:[/red]")
+        for f in failed[:10]:
+            console.print(f"  [red]• {f}[/red]")
+    if res.manifest.get("status") != "completed":
+        console.print(f"[yellow]run status: {res.manifest.get('status')} — resume with `memlab run ... --resume {res.path}`[/yellow]")
+    return summary
+
+
+def category_table(res: RunResults, metric: str = "evidence_recall") -> pd.DataFrame:
+    mt = res.metrics_table()
+    sub = mt[mt["metric"] == metric]
+    return sub.pivot_table(index="strategy", columns="category", values="mean").reindex(res.strategies)
+
+
+def plot_recall_vs_tokens(res: RunResults, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    mt = res.metrics_table(by_category=False)
+    rec = mt[mt["metric"] == "evidence_recall"].set_index("strategy")
+    tok = mt[mt["metric"] == "context_tokens"].set_index("strategy")["mean"]
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    for s in res.strategies:
+        if s not in rec.index:
+            continue
+        y, lo, hi = rec.loc[s, ["mean", "ci_low", "ci_high"]]
+        x = max(float(tok.get(s, 0.0)), 1.0)
+        ax.errorbar([x], [y], yerr=[[y - lo], [hi - y]], fmt="o", capsize=4, markersize=8, label=s)
+        ax.annotate(s, (x, y), textcoords="offset points", xytext=(6, 6), fontsize=9)
+    ax.set_xscale("log")
+    ax.set_xlabel("memory context tokens per probe (log scale, cl100k)")
+    ax.set_ylabel("evidence recall (gold answer in injected context)")
+    ax.set_ylim(-0.05, 1.05)
+    ax.grid(True, alpha=0.3)
+    ax.set_title(f"Recall vs context tokens — {res.manifest.get('name')}")
+    prov = res.provenance()
+    fig.text(0.01, 0.01, f"model: {prov['model']} · code {prov['code_version']} · {prov['datasets']}", fontsize=6, alpha=0.7)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_category_recall(res: RunResults, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    table = category_table(res)
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    table.T.plot.bar(ax=ax, width=0.8)
+    ax.set_ylabel("evidence recall")
+    ax.set_ylim(0, 1.05)
+    ax.set_title(f"Evidence recall by probe category — {res.manifest.get('name')}")
+    ax.legend(fontsize=8, ncols=2)
+    prov = res.provenance()
+    fig.text(0.01, 0.01, f"model: {prov['model']} · code {prov['code_version']}", fontsize=6, alpha=0.7)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = False) -> dict[str, Path]:
+    """Print the table and write metrics.csv, summary.csv, category_recall.csv and two PNG plots."""
+    res = load_run(run_dir)
+    run_dir = Path(run_dir)
+    summary = print_table(res, console) if not quiet else res.summary()
+    out = {
+        "metrics": run_dir / "metrics.csv",
+        "summary": run_dir / "summary.csv",
+        "category_recall": run_dir / "category_recall.csv",
+        "plot": run_dir / "recall_vs_tokens.png",
+        "category_plot": run_dir / "recall_by_category.png",
+    }
+    res.metrics_table().to_csv(out["metrics"], index=False)
+    s = summary.copy()
+    for k, v in res.provenance().items():
+        s[k] = v
+    s.to_csv(out["summary"])
+    cat = category_table(res)
+    for k, v in res.provenance().items():
+        cat[k] = v
+    cat.to_csv(out["category_recall"])
+    plot_recall_vs_tokens(res, out["plot"])
+    plot_category_recall(res, out["category_plot"])
+    return out

@@ -1,0 +1,198 @@
+"""Loading run folders into pandas, inspect_ai-style.
+
+``load_run(path)`` gives a :class:`RunResults` whose ``probes``, ``calls``, ``memory_ops``,
+``turns`` and ``units`` are DataFrames holding only each unit's final attempt (see
+:mod:`memlab.runner`), with per-probe metric columns already scored. ``summary()`` and
+``metrics_table()`` aggregate them per strategy (and category) with bootstrap CIs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from memlab.metrics import METRICS, bootstrap_ci, score_probe
+from memlab.recorder import read_jsonl
+
+UNIT = ["strategy", "dataset", "conversation_id"]
+
+
+@dataclass
+class RunResults:
+    path: Path
+    manifest: dict[str, Any]
+    _frames: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
+
+    def _stream(self, name: str) -> pd.DataFrame:
+        if name not in self._frames:
+            df = pd.DataFrame(read_jsonl(self.path / f"{name}.jsonl"))
+            if name != "units" and not df.empty and "attempt" in df.columns:
+                df = df[df["attempt"].isin(self.final_attempts)]
+            self._frames[name] = df.reset_index(drop=True)
+        return self._frames[name]
+
+    @cached_property
+    def final_attempts(self) -> set[str]:
+        """Per unit, the last attempt that reached its end marker."""
+        last: dict[tuple, str] = {}
+        for rec in read_jsonl(self.path / "units.jsonl"):
+            if rec.get("event") == "end":
+                last[(rec["strategy"], rec["dataset"], rec["conversation_id"])] = rec["attempt"]
+        return set(last.values())
+
+    @property
+    def units(self) -> pd.DataFrame:
+        df = self._stream("units")
+        return df[df["event"] == "end"].reset_index(drop=True) if not df.empty else df
+
+    @property
+    def calls(self) -> pd.DataFrame:
+        df = self._stream("calls")
+        if not df.empty and "scope" in df.columns:
+            scope = pd.json_normalize(df["scope"].tolist())
+            df = pd.concat([df.drop(columns=["scope"]), scope.drop(columns=[c for c in scope.columns if c in df.columns])], axis=1)
+        return df
+
+    @property
+    def memory_ops(self) -> pd.DataFrame:
+        return self._stream("memory_ops")
+
+    @property
+    def turns(self) -> pd.DataFrame:
+        return self._stream("turns")
+
+    @property
+    def probes(self) -> pd.DataFrame:
+        if "probes_scored" not in self._frames:
+            df = self._stream("probes")
+            if not df.empty:
+                scores = pd.DataFrame([score_probe(r) for r in df.to_dict("records")], index=df.index)
+                df = pd.concat([df, scores.astype(float)], axis=1)
+            self._frames["probes_scored"] = df
+        return self._frames["probes_scored"]
+
+    @property
+    def strategies(self) -> list[str]:
+        return [s["name"] for s in self.manifest.get("strategies", [])]
+
+    @property
+    def model_label(self) -> str:
+        roles = (self.manifest.get("models") or {}).get("roles") or {}
+        label = str(roles.get("model") or roles.get("provider") or "?")
+        return f"{label} (heuristic stand-in for an LLM)" if roles.get("heuristic") else label
+
+    def provenance(self) -> dict[str, Any]:
+        """The columns every exported results file carries: what produced these numbers."""
+        ds = self.manifest.get("datasets", [])
+        return {
+            "run_id": self.manifest.get("run_id"),
+            "code_version": self.manifest.get("code_version"),
+            "model": self.model_label,
+            "embedder": (self.manifest.get("embedder") or {}).get("model"),
+            "datasets": ";".join(f"{d['name']}@{d['hash'][:19]}" for d in ds),
+        }
+
+    def cost(self) -> pd.DataFrame:
+        """Per strategy: model tokens and calls per conversation, split by purpose."""
+        calls = self.calls
+        n_conv = self.units.groupby("strategy").size() if not self.units.empty else pd.Series(dtype=float)
+        if calls.empty:
+            return pd.DataFrame(index=pd.Index(self.strategies, name="strategy"))
+        calls = calls.assign(tokens=calls["prompt_tokens"] + calls["completion_tokens"])
+        by = calls.pivot_table(index="strategy", columns="purpose", values="tokens", aggfunc="sum", fill_value=0)
+        by.columns = [f"tokens_{c}" for c in by.columns]
+        agg = calls.groupby("strategy").agg(
+            prompt_tokens=("prompt_tokens", "sum"), completion_tokens=("completion_tokens", "sum"),
+            calls=("call_id", "count"), failed_calls=("ok", lambda s: int((~s.astype(bool)).sum())),
+            call_latency_s=("latency_s", "sum"),
+        )
+        out = agg.join(by)
+        per = out.div(n_conv.reindex(out.index).replace(0, np.nan), axis=0)
+        per.columns = [f"{c}_per_conv" for c in per.columns]
+        return out[["failed_calls"]].join(per).reindex(self.strategies)
+
+    def metrics_table(self, *, by_category: bool = True, n_boot: int | None = None) -> pd.DataFrame:
+        """Long table: strategy × category (and 'all') × metric → mean, CI, n, direction."""
+        probes = self.probes
+        n_boot = n_boot if n_boot is not None else int((self.manifest.get("config") or {}).get("bootstrap", 1000))
+        seed = int(self.manifest.get("seed", 0))
+        rows = []
+        if probes.empty:
+            return pd.DataFrame(columns=["strategy", "category", "metric", "mean", "ci_low", "ci_high", "n", "higher_is_better"])
+        groups = [("all", probes)]
+        if by_category:
+            groups += list(probes.groupby("category"))
+        extra = ["context_tokens", "retrieval_latency_s", "answer_latency_s"]
+        for category, frame in groups:
+            for strategy, sf in frame.groupby("strategy"):
+                for name in METRICS.names() + extra:
+                    vals = sf[name].to_numpy(dtype=float)
+                    n = int((~np.isnan(vals)).sum())
+                    if n == 0:
+                        continue
+                    mean, lo, hi = bootstrap_ci(vals, n_boot=n_boot if name in METRICS else 0, seed=seed)
+                    hib = METRICS.get(name).higher_is_better if name in METRICS else False
+                    rows.append({"strategy": strategy, "category": category, "metric": name, "mean": mean,
+                                 "ci_low": lo, "ci_high": hi, "n": n, "higher_is_better": hib})
+        out = pd.DataFrame(rows)
+        for k, v in self.provenance().items():
+            out[k] = v
+        return out
+
+    def summary(self) -> pd.DataFrame:
+        """One row per strategy: headline metrics (with CIs) and costs."""
+        mt = self.metrics_table(by_category=False)
+        if mt.empty:
+            return pd.DataFrame()
+        wide = mt.pivot_table(index="strategy", columns="metric", values="mean")
+        lo = mt.pivot_table(index="strategy", columns="metric", values="ci_low")
+        hi = mt.pivot_table(index="strategy", columns="metric", values="ci_high")
+        cols = ["evidence_recall", "provenance_recall", "answer_correct", "answer_f1", "update_current", "stale_in_context",
+                "stale_in_answer", "abstain_when_should", "false_abstention", "forbidden_leak", "errored", "context_tokens"]
+        out = pd.DataFrame(index=wide.index)
+        for c in cols:
+            if c in wide:
+                out[c] = wide[c]
+                if c in METRICS:
+                    out[f"{c}_ci"] = list(zip(lo[c].round(3), hi[c].round(3)))
+        cost = self.cost()
+        out = out.join(cost, how="left")
+        order = [s for s in self.strategies if s in out.index]
+        return out.reindex(order)
+
+
+def load_run(path: str | Path) -> RunResults:
+    path = Path(path)
+    manifest_path = path / "manifest.json"
+    if not manifest_path.exists():
+        raise FileNotFoundError(f"{path} is not a memlab run folder (no manifest.json)")
+    return RunResults(path, json.loads(manifest_path.read_text()))
+
+
+def evals_df(paths: list[str | Path]) -> pd.DataFrame:
+    """One row per (run, strategy): summaries of several runs side by side."""
+    frames = []
+    for p in paths:
+        r = load_run(p)
+        s = r.summary().reset_index()
+        for k, v in r.provenance().items():
+            s[k] = v
+        frames.append(s)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def samples_df(paths: list[str | Path]) -> pd.DataFrame:
+    """All scored probe records of several runs."""
+    frames = []
+    for p in paths:
+        r = load_run(p)
+        df = r.probes.copy()
+        df["run_id"] = r.manifest.get("run_id")
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
