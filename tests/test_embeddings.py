@@ -1,0 +1,61 @@
+"""The numpy MiniLM forward pass against vectors produced by the reference implementation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from memlab.embeddings import CachedEmbedder, MiniLMEmbedder, shared_embedder
+
+REF = json.loads((Path(__file__).parent / "fixtures" / "minilm_reference.json").read_text())
+
+
+def test_matches_sentence_transformers_reference():
+    # tests/fixtures/minilm_reference.json was produced once by sentence-transformers 6.2 on torch 2.13 (CPU)
+    vecs = shared_embedder().inner.embed(REF["sentences"])
+    ref = np.array(REF["embeddings"], dtype=np.float32)
+    assert vecs.shape == ref.shape == (len(REF["sentences"]), 384)
+    cos = (vecs * ref).sum(axis=1)
+    assert cos.min() > 0.99999, cos
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+
+
+def test_batching_by_length_does_not_change_vectors():
+    e = shared_embedder().inner
+    one_by_one = np.stack([e.embed([s])[0] for s in REF["sentences"]])
+    batched = e.embed(REF["sentences"])
+    assert np.abs(one_by_one - batched).max() < 1e-5
+
+
+def test_cache_is_content_addressed_and_persists(tmp_path):
+    class CountingEmbedder:
+        model_id, dim = "counting", 384
+
+        def __init__(self):
+            self.inner = shared_embedder().inner
+            self.seen = []
+
+        def embed(self, texts):
+            self.seen.extend(texts)
+            return self.inner.embed(texts)
+
+    inner = CountingEmbedder()
+    path = tmp_path / "cache.npz"
+    c = CachedEmbedder(inner, path)
+    a = c.embed(["alpha", "beta", "alpha"])
+    b = c.embed(["beta", "gamma"])
+    assert inner.seen == ["alpha", "beta", "gamma"]
+    assert np.array_equal(a[1], b[0]) and np.array_equal(a[0], a[2])
+    c.save()
+    c2 = CachedEmbedder(inner, path)
+    c2.embed(["alpha", "gamma"])
+    assert inner.seen == ["alpha", "beta", "gamma"]  # served from the file
+    assert c2.hits == 2 and c2.misses == 0
+
+
+def test_semantic_sanity():
+    e: MiniLMEmbedder = shared_embedder().inner
+    v = e.embed(["I adopted a puppy last week.", "We got a new dog recently.", "The stock market fell sharply."])
+    assert v[0] @ v[1] > v[0] @ v[2] + 0.3

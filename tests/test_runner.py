@@ -1,0 +1,189 @@
+"""End-to-end runs: the starter comparison, resume after a crash, failures recorded as data."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from memlab.config import RunConfig
+from memlab.datasets.io import dataset_hash, load_dataset
+from memlab.recorder import read_jsonl
+from memlab.report import write_report
+from memlab.results import load_run
+from memlab.runner import ResumeMismatch, Runner
+from tests.support.fake_openai_server import FakeOpenAIServer
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTER = str(ROOT / "datasets" / "starter.yaml")
+
+
+def _config(tmp_path: Path, **kw) -> RunConfig:
+    data = {
+        "name": "t", "datasets": [STARTER], "output_dir": str(tmp_path / "results"), "bootstrap": 200,
+        "embedding_cache": str(tmp_path / "emb.npz"),
+        "strategies": [{"name": "no_memory"}, {"name": "full_context"}, {"name": "fact_rag"}],
+    }
+    data.update(kw)
+    return RunConfig.model_validate(data)
+
+
+@pytest.fixture(scope="module")
+def starter_run(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("e2e")
+    cfg = _config(tmp, strategies=[{"name": "no_memory"}, {"name": "full_context"}, {"name": "recent_window"},
+                                   {"name": "fact_rag", "store": {"type": "chroma"}}])
+    return Runner(cfg, progress=False).run()
+
+
+@pytest.mark.slow
+def test_starter_comparison_end_to_end(starter_run: Path):
+    res = load_run(starter_run)
+    m = res.manifest
+    assert m["status"] == "completed" and m["units"]["failed"] == []
+    ds = load_dataset(STARTER)
+    assert m["datasets"][0]["hash"] == dataset_hash(ds)
+    assert m["models"]["roles"]["heuristic"] is True
+    assert m["git"]["commit"] and "numpy" in m["packages"]
+    fact = next(s for s in m["strategies"] if s["name"] == "fact_rag")
+    assert fact["consolidator"]["min_similarity"] == 0.45  # resolved defaults recorded
+    assert m["strategies_resolved"]["fact_rag"]["store_resolved"]["backend"] == "chroma"
+
+    probes = res.probes
+    assert len(probes) == 4 * len(ds.probes())
+    assert not probes.duplicated(["strategy", "conversation_id", "probe_id"]).any()
+    summary = res.summary()
+    recall = summary["evidence_recall"]
+    assert recall["full_context"] > recall["no_memory"] + 0.5
+    assert recall["fact_rag"] >= 0.5 * recall["full_context"]
+    tokens = summary["context_tokens"]
+    assert tokens["fact_rag"] < 0.5 * tokens["full_context"]
+    assert tokens["no_memory"] == 0
+    # the long-term strategy made extraction calls; the bounds made none but answers
+    cost = res.cost()
+    assert cost.loc["fact_rag", "tokens_extract_per_conv"] > 0
+    assert "tokens_extract_per_conv" not in cost.columns or pd_isnan_or_zero(cost.loc["no_memory"].get("tokens_extract_per_conv"))
+    ops = res.memory_ops
+    assert set(ops["strategy"]) == {"fact_rag"} and "ADD" in set(ops["op"])
+    assert all(len(s) > 0 for s in ops["source_turn_ids"])  # provenance on every memory op
+
+
+def pd_isnan_or_zero(v) -> bool:
+    return v is None or v != v or v == 0
+
+
+@pytest.mark.slow
+def test_report_writes_csv_and_plots(starter_run: Path):
+    files = write_report(starter_run, quiet=True)
+    for p in files.values():
+        assert p.exists() and p.stat().st_size > 0
+    import pandas as pd
+
+    metrics = pd.read_csv(files["metrics"])
+    assert {"strategy", "category", "metric", "mean", "ci_low", "ci_high", "n", "higher_is_better",
+            "code_version", "model", "datasets"} <= set(metrics.columns)
+    assert metrics["model"].str.contains("heuristic").all()
+    assert {"single_hop", "knowledge_update", "abstention", "all"} <= set(metrics["category"])
+
+
+def test_interrupted_run_resumes_without_redoing_or_duplicating(tmp_path: Path):
+    cfg_path = tmp_path / "cfg.yaml"
+    out = tmp_path / "results"
+    cfg = {"name": "resume", "datasets": [STARTER], "output_dir": str(out), "bootstrap": 50,
+           "embedding_cache": str(tmp_path / "emb.npz"),
+           "strategies": [{"name": "no_memory"}, {"name": "fact_rag"}]}
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    run_dir = out / "r1"
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    proc = subprocess.Popen([sys.executable, "-m", "memlab.cli", "run", str(cfg_path), "--run-dir", str(run_dir), "--no-progress"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    units = run_dir / "units.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        ends = [r for r in read_jsonl(units) if r.get("event") == "end"]
+        if len(ends) >= 5:  # all of no_memory + one fact_rag conversation done
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)  # a crash, not a clean shutdown
+    proc.wait()
+    before = [r for r in read_jsonl(units) if r.get("event") == "end"]
+    assert 5 <= len(before) < 8, "the kill should land mid-run"
+    finished_attempts = {r["attempt"] for r in before}
+
+    runner = Runner(RunConfig.model_validate(cfg), run_dir=run_dir, resume=True, progress=False)
+    runner.run()
+    recs = read_jsonl(units)
+    starts = [r for r in recs if r.get("event") == "start"]
+    # finished units were not started again
+    keys_before = {(r["strategy"], r["conversation_id"]) for r in before}
+    restarted = [r for r in starts if r["attempt"] not in finished_attempts and (r["strategy"], r["conversation_id"]) in keys_before]
+    assert restarted == []
+    res = load_run(run_dir)
+    assert res.manifest["status"] == "completed" and len(res.manifest["resumed_at"]) == 1
+    probes = res.probes
+    n = len(load_dataset(STARTER).probes())
+    assert len(probes) == 2 * n
+    assert not probes.duplicated(["strategy", "conversation_id", "probe_id"]).any()
+    ops = res.memory_ops
+    assert not ops.duplicated(["conversation_id", "turn_id", "op", "text"]).any()
+
+    # same numbers as an uninterrupted run (the heuristic model is deterministic)
+    clean = Runner(RunConfig.model_validate(cfg), run_dir=out / "clean", progress=False).run()
+    a = res.summary()[["evidence_recall", "answer_correct", "context_tokens"]]
+    b = load_run(clean).summary()[["evidence_recall", "answer_correct", "context_tokens"]]
+    assert a.round(6).equals(b.round(6))
+
+
+def test_resume_refuses_a_different_config(tmp_path: Path):
+    cfg = _config(tmp_path, strategies=[{"name": "no_memory"}], limit_conversations=1)
+    run_dir = Runner(cfg, run_dir=tmp_path / "r", progress=False).run()
+    other = _config(tmp_path, strategies=[{"name": "full_context"}], limit_conversations=1)
+    with pytest.raises(ResumeMismatch, match="different config"):
+        Runner(other, run_dir=run_dir, resume=True, progress=False).run()
+    with pytest.raises(FileExistsError):
+        Runner(cfg, run_dir=run_dir, progress=False).run()
+
+
+def test_failed_model_calls_are_recorded_and_the_run_continues(tmp_path: Path):
+    ds = load_dataset(STARTER)
+    conv = ds.conversations[0]
+    bad_question = conv.probes[0].question
+    with FakeOpenAIServer() as server:
+        server.default_fields = {"answer": "I don't know", "facts": "[]"}
+        server.fail_when = bad_question
+        cfg = _config(tmp_path, strategies=[{"name": "recent_window"}], limit_conversations=1,
+                      model={"provider": "openai", "model": "fake", "base_url": server.base_url,
+                             "max_attempts": 2, "retry_base_delay_s": 0.01})
+        run_dir = Runner(cfg, progress=False).run()
+    res = load_run(run_dir)
+    assert res.manifest["status"] == "completed"
+    probes = res.probes.set_index("probe_id")
+    assert probes.loc[conv.probes[0].id, "errored"] == 1.0
+    assert "500" in probes.loc[conv.probes[0].id, "error"]
+    assert probes["errored"].sum() == 1 and len(probes) == len(conv.probes)
+    calls = res.calls
+    failed = calls[~calls["ok"].astype(bool)]
+    assert len(failed) == 1 and failed.iloc[0]["attempts"] == 2 and failed.iloc[0]["purpose"] == "answer"
+    assert res.manifest["models"]["roles"]["heuristic"] is False
+
+
+def test_unreachable_store_fails_its_conversations_with_a_clear_message(tmp_path: Path):
+    cfg = _config(tmp_path, limit_conversations=2, strategies=[
+        {"name": "no_memory"},
+        {"name": "pg_down", "preset": "fact_rag", "store": {"type": "postgres", "dsn": "postgresql://memlab@127.0.0.1:9/none",
+                                                              "connect_timeout": 2}},
+    ])
+    run_dir = Runner(cfg, progress=False).run()
+    res = load_run(run_dir)
+    failed = res.manifest["units"]["failed"]
+    assert len(failed) == 2 and all("pg_down" in f and "postgres" in f and "127.0.0.1:9" in f for f in failed)
+    assert set(res.probes["strategy"]) == {"no_memory"}
+    units = res.units.set_index(["strategy", "conversation_id"])
+    assert (units.loc["no_memory", "status"] == "ok").all()
