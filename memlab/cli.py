@@ -19,6 +19,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from memlab.runner import Runner
 
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=200)
     overrides: dict = {}
     if args.limit:
         overrides["limit_conversations"] = args.limit

@@ -40,7 +40,10 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
     from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    if console is None:
+        console = Console()
+        if not console.is_terminal:  # piped/CI output: do not squeeze the table into 80 columns
+            console = Console(width=200)
     summary = res.summary()
     prov = res.provenance()
     title = f"memlab · {res.manifest.get('name')} · {prov['run_id']}"
@@ -94,7 +97,7 @@ def plot_recall_vs_tokens(res: RunResults, path: Path) -> Path:
         ax.errorbar([x], [y], yerr=[[y - lo], [hi - y]], fmt="o", capsize=4, markersize=8, label=s)
         ax.annotate(s, (x, y), textcoords="offset points", xytext=(6, 6), fontsize=9)
     ax.set_xscale("log")
-    ax.set_xlabel("memory context tokens per probe (log scale, cl100k)")
+    ax.set_xlabel("memory context tokens per probe (log scale, cl100k; 0 is drawn at 1)")
     ax.set_ylabel("evidence recall (gold answer in injected context)")
     ax.set_ylim(-0.05, 1.05)
     ax.grid(True, alpha=0.3)

@@ -6,5 +6,5 @@ bash scripts/install.sh
 export LITELLM_LOCAL_MODEL_COST_MAP=True RAGAS_DO_NOT_TRACK=true
 bash scripts/pg.sh start
 status=0
-.venv/bin/python -m pytest -q "$@" || status=$?
+.venv/bin/python -m pytest -q --nbval-lax tests notebooks "$@" || status=$?
 exit $status

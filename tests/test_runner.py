@@ -187,3 +187,24 @@ def test_unreachable_store_fails_its_conversations_with_a_clear_message(tmp_path
     assert set(res.probes["strategy"]) == {"no_memory"}
     units = res.units.set_index(["strategy", "conversation_id"])
     assert (units.loc["no_memory", "status"] == "ok").all()
+
+
+def test_recorded_llm_run_replays_strictly_without_the_endpoint(tmp_path: Path):
+    cache = tmp_path / "cache.jsonl"
+    strategies = [{"name": "fact_rag"}]
+    with FakeOpenAIServer() as server:
+        server.default_fields = {"facts": '["The user has a dog named Biscuit."]', "answer": "Biscuit",
+                                 "action": "ADD", "target": "-1", "merged": ""}
+        model = {"provider": "openai", "model": "fake", "base_url": server.base_url,
+                 "cache": {"mode": "record", "path": str(cache)}}
+        rec_dir = Runner(_config(tmp_path, strategies=strategies, limit_conversations=1, model=model), progress=False).run()
+        url = server.base_url
+    model = {"provider": "openai", "model": "fake", "base_url": url, "max_attempts": 1,
+             "cache": {"mode": "replay-strict", "path": str(cache)}}
+    rep_dir = Runner(_config(tmp_path, strategies=strategies, limit_conversations=1, model=model), progress=False).run()
+    a, b = load_run(rec_dir), load_run(rep_dir)
+    assert b.manifest["status"] == "completed"
+    assert (b.calls["ok"].astype(bool)).all() and b.calls["cached"].all() and not a.calls["cached"].any()
+    assert a.calls["prompt_tokens"].sum() == b.calls["prompt_tokens"].sum() > 0
+    assert list(a.probes["answer"]) == list(b.probes["answer"])
+    assert a.memory_ops["op"].value_counts().to_dict() == b.memory_ops["op"].value_counts().to_dict()
