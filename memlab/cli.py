@@ -137,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     args = build_parser().parse_args(argv)
     try:
-        return int(args.fn(args) or 0)
+        fn = getattr(args, "fn", None) or args.func
+        return int(fn(args) or 0)
     except (FileNotFoundError, FileExistsError, ValueError) as exc:
         from pydantic import ValidationError
 

@@ -16,6 +16,8 @@ FORMATS: dict[str, tuple[Callable[[Path], bool], Callable[[Path], Dataset]]] = {
 
 
 def try_convert(path: str | Path) -> Dataset | None:
+    import memlab.datasets.formats  # noqa: F401  (registers LoCoMo / LongMemEval; lazy to avoid an import cycle)
+
     path = Path(path)
     for sniff, convert in FORMATS.values():
         if sniff(path):

@@ -1,0 +1,135 @@
+"""``memlab datasets ...``: dataset statistics, length scaling and the JSON Schema.
+
+``register(subparsers)`` adds the ``datasets`` command group to the main ``memlab`` parser;
+``main(argv)`` runs the group on its own (``python -m memlab.datasets.cli stats PATH``), which is
+what the tests use.
+
+    memlab datasets stats PATH... [--json]
+    memlab datasets scale IN --target-tokens N --out OUT [--seed S] [--filler-from OTHER.yaml] [--filler MODE]
+    memlab datasets schema [--out datasets/schema.json] [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def _parse_tokens(text: str) -> int:
+    """'100000', '100k', '1M', '1.5m' -> int."""
+    t = text.strip().lower().replace("_", "").replace(",", "")
+    mult = 1
+    if t.endswith("k"):
+        mult, t = 1_000, t[:-1]
+    elif t.endswith("m"):
+        mult, t = 1_000_000, t[:-1]
+    try:
+        value = int(float(t) * mult)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a token count: {text!r} (e.g. 10000, 100k, 1M)") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("token target must be positive")
+    return value
+
+
+def _add_commands(group: argparse._SubParsersAction) -> None:
+    st = group.add_parser("stats", help="conversations, sessions, turns, probes by category, token lengths",
+                          description="Print statistics for native, LoCoMo or LongMemEval dataset files.")
+    st.add_argument("paths", nargs="+", metavar="PATH")
+    st.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    st.set_defaults(func=cmd_stats)
+
+    sc = group.add_parser("scale", help="pad a dataset with filler sessions up to a token target",
+                          description="Deterministically pad every conversation with filler sessions interleaved "
+                                      "between its sessions until the dataset holds about N cl100k tokens.")
+    sc.add_argument("input", metavar="IN")
+    sc.add_argument("--target-tokens", "-n", required=True, type=_parse_tokens, metavar="N", help="e.g. 10000, 100k, 1M")
+    sc.add_argument("--out", "-o", required=True, metavar="OUT", help="output file (.yaml or .json)")
+    sc.add_argument("--seed", type=int, default=0)
+    sc.add_argument("--filler-from", metavar="OTHER", help="take filler sessions from this dataset's conversations")
+    sc.add_argument("--filler", choices=["chitchat", "conversations"],
+                    help="filler source (default: conversations with --filler-from, else generated chit-chat)")
+    sc.set_defaults(func=cmd_scale)
+
+    sh = group.add_parser("schema", help="write (or check) the JSON Schema of the native format")
+    sh.add_argument("--out", default=None, help="default: datasets/schema.json")
+    sh.add_argument("--check", action="store_true", help="exit 1 if the file differs from the models")
+    sh.set_defaults(func=cmd_schema)
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``datasets`` (with ``stats``, ``scale``, ``schema``) to a ``memlab`` subparsers object."""
+    p = subparsers.add_parser("datasets", help="dataset statistics, scaling and schema",
+                              description="Dataset tools: stats, scale, schema.")
+    group = p.add_subparsers(dest="datasets_command", metavar="COMMAND")
+    group.required = True
+    _add_commands(group)
+    return p
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from memlab.datasets.io import DatasetError
+    from memlab.datasets.stats import print_stats
+
+    try:
+        print_stats(args.paths, as_json=args.json)
+    except DatasetError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_scale(args: argparse.Namespace) -> int:
+    from memlab.datasets.io import DatasetError
+    from memlab.datasets.scale import scale_file
+
+    t0 = time.perf_counter()
+    try:
+        ds = scale_file(args.input, args.target_tokens, args.out, seed=args.seed, filler_from=args.filler_from,
+                        mode=args.filler)
+    except DatasetError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    n_sessions = sum(len(c.sessions) for c in ds.conversations)
+    print(f"{ds.name}: {ds.meta['tokens']:,} tokens (target {args.target_tokens:,}), {len(ds.conversations)} conversations, "
+          f"{n_sessions} sessions, filler={ds.meta['filler']} -> {args.out} ({time.perf_counter() - t0:.1f}s)")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from memlab.datasets.schema import SCHEMA_PATH, schema_text, write_schema
+
+    path = args.out or SCHEMA_PATH
+    if args.check:
+        try:
+            current = open(path, encoding="utf-8").read()
+        except OSError:
+            current = None
+        if current != schema_text():
+            print(f"{path} is out of date; run `memlab datasets schema`", file=sys.stderr)
+            return 1
+        print(f"{path} is up to date")
+        return 0
+    write_schema(path)
+    print(f"wrote {path}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="memlab datasets", description="Dataset tools: stats, scale, schema.")
+    group = parser.add_subparsers(dest="datasets_command", metavar="COMMAND")
+    group.required = True
+    _add_commands(group)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
