@@ -36,6 +36,10 @@ def _fmt(v: Any, ci: Any = None) -> str:
     return s
 
 
+def _fmt_ms(v: Any) -> str:
+    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) or not v else f"{1000 * v:.1f}"
+
+
 def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
     from rich.console import Console
     from rich.table import Table
@@ -55,12 +59,14 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
     table.add_column("ctx tok/probe ↓", justify="right")
     table.add_column("model tok/conv ↓", justify="right")
     table.add_column("calls/conv", justify="right")
+    table.add_column("retr ms", justify="right")
     for strategy, row in summary.iterrows():
         cells = []
         for key, _, _ in HEADLINE:
             cells.append(_fmt(row.get(key), row.get(f"{key}_ci") if key == "evidence_recall" else None))
         tok = (row.get("prompt_tokens_per_conv") or 0) + (row.get("completion_tokens_per_conv") or 0)
-        cells += [f"{row.get('context_tokens', float('nan')):.0f}", f"{tok:,.0f}", f"{row.get('calls_per_conv', 0):.0f}"]
+        cells += [f"{row.get('context_tokens', float('nan')):.0f}", f"{tok:,.0f}", f"{row.get('calls_per_conv', 0):.0f}",
+                  _fmt_ms(row.get("retrieval_latency_s"))]
         table.add_row(str(strategy), *cells)
     console.print(table)
     failed = (res.manifest.get("units") or {}).get("failed") or []

@@ -154,7 +154,8 @@ class RunResults:
         lo = mt.pivot_table(index="strategy", columns="metric", values="ci_low")
         hi = mt.pivot_table(index="strategy", columns="metric", values="ci_high")
         cols = ["evidence_recall", "provenance_recall", "answer_correct", "answer_f1", "update_current", "stale_in_context",
-                "stale_in_answer", "abstain_when_should", "false_abstention", "forbidden_leak", "errored", "context_tokens"]
+                "stale_in_answer", "abstain_when_should", "false_abstention", "forbidden_leak", "errored", "context_tokens",
+                "retrieval_latency_s", "answer_latency_s"]
         out = pd.DataFrame(index=wide.index)
         for c in cols:
             if c in wide:
