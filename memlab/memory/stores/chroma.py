@@ -3,24 +3,31 @@
 Design, and why:
 
 * **One collection, namespace in every filter.** All namespaces share one collection and
-  every read carries ``{"_ns": {"$eq": namespace}}`` (built in one place, :meth:`_base`).
+  every read carries an equality condition on the namespace (built in one place,
+  :meth:`_base`: ``_ns``, or ``_s`` = ``[namespace, state]``, so one selective condition
+  replaces namespace AND valid AND has-vector), and results are re-checked in Python
+  against the item's own namespace.
   Collection-per-namespace was rejected: collection names are limited to 3-512 chars of
   ``[a-zA-Z0-9._-]`` (namespaces are arbitrary strings: ``a%``, quotes, unicode), and a run
   with thousands of conversations would create thousands of HNSW segments and file handles.
-  Chroma pre-filters on metadata before/inside the HNSW walk, so a filtered top-k is fine.
+  The price, measured at 10k rows: chroma evaluates a where-condition against the whole
+  collection, so a filtered query costs ~15-20 ms where an unfiltered one costs ~4 ms (see
+  benchmarks/store_bench.py and docs/backends.md).
 * **Namespaced record ids.** Chroma ids are unique per collection while memlab ids are
   unique per namespace, so the chroma id is a hash of ``[namespace, id]``. ``get``/``delete``
   of another namespace's id therefore cannot address it (and are also filtered on ``_ns``).
 * **Exact round-trip.** Chroma metadata values must be scalars, so the full item is kept as
-  JSON in ``_item``; scalar copies (``_kind``, ``_valid``, ``_created``/``_updated``/
-  ``_expires`` epoch floats, string-valued user metadata as ``m.<key>``) exist only for
-  filtering. Where filters on string values (and ``kind``) are pushed into chroma; any other
+  JSON in ``_item``; the few other keys exist only for filtering (``_kind`` and string-valued
+  user metadata ``m.<key>`` are stored as the JSON pair ``[namespace, value]`` so each filter
+  condition is selective). Timestamps are not copied into scalar keys: recency order and
+  expiry are evaluated in Python on the decoded items (chroma metadata reads cost per key, see
+  :meth:`_meta`). Where filters on string values (and ``kind``) are pushed into chroma; any other
   value type is filtered in Python with :func:`memlab.memory.stores.base.matches` and the
   vector query is restricted to the surviving ids, so results stay exact.
 * **No embedding function.** Chroma's ``DefaultEmbeddingFunction`` downloads an ONNX model
   (fails offline), so the collection is created and reopened with ``embedding_function=None``
   and embeddings are always passed. Items added without an embedding get a placeholder
-  vector and ``_vec=False`` so vector search never returns them.
+  vector and the state ``n`` (no vector) in ``_s``, so vector search never returns them.
 * **Complete top-k.** If chroma returns fewer than ``k`` hits while more rows are eligible,
   the query is answered exactly in numpy over the eligible rows.
 * **Keyword search** ranks the namespace's live documents with the same BM25 as the
@@ -40,8 +47,8 @@ import json
 import os
 import re
 import threading
+import warnings
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +58,6 @@ from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import bm25_scores
 from memlab.memory.stores.base import StoreError, Where, matches
 
-_NO_EXPIRY = 1e18  # chroma drops inf; this is ~3e10 years from now
 _COLLECTION_RE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
 LOCK_NAME = "memlab.lock"
 
@@ -173,11 +179,13 @@ class ChromaStore:
             )
 
     def describe(self) -> dict[str, object]:
-        cfg: Any = None
+        cfg: Any = dict(self._hnsw)
         try:
-            cfg = (self._col.configuration or {}).get("hnsw")
+            with warnings.catch_warnings():  # chroma warns about the (absent) embedding function config
+                warnings.simplefilter("ignore")
+                cfg = (self._col.configuration or {}).get("hnsw") or cfg
         except Exception:
-            cfg = dict(self._hnsw)
+            pass
         return {
             "backend": self.name,
             "mode": "http" if self.host else "embedded",
@@ -186,7 +194,7 @@ class ChromaStore:
             "chromadb": self._chromadb_version,
             "index": f"hnsw {cfg}",
             "keyword": "BM25 in Python over the namespace's documents",
-            "namespace_isolation": "single collection, _ns metadata filter on every read, namespaced record ids",
+            "namespace_isolation": "single collection, namespace condition on every read, namespaced record ids",
         }
 
     # ------------------------------------------------------------------ encoding
@@ -196,21 +204,33 @@ class ChromaStore:
             raise StoreError(f"chroma store at {self.address} is closed")
 
     def _meta(self, item: MemoryItem, has_vec: bool) -> dict[str, Any]:
+        """Chroma metadata for an item: as few keys as possible.
+
+        Chroma stores metadata one row per key and its reads cost roughly linear in the number
+        of keys (10k rows: a 100-row read took 4 ms with 2 keys, 17 ms with 15), and every
+        where-condition is evaluated against the whole collection, so a non-selective one such
+        as ``valid == True`` costs ~10 ms per 10k rows. Hence: no redundant scalar copies of the
+        item's fields, and one selective ``_s`` key ``[namespace, state]`` (state: l/i = valid or
+        invalid, v/n = has a vector or not) so a query needs one equality condition instead of
+        namespace AND valid AND has-vector. Expiry is checked in Python."""
+        ns = item.namespace
         md: dict[str, Any] = {
-            "_ns": item.namespace,
-            "_id": item.id,
-            "_kind": item.kind,
-            "_valid": bool(item.valid),
-            "_created": _ts(item.created_at),
-            "_updated": _ts(item.updated_at),
-            "_expires": _ts(item.expires_at) if item.expires_at is not None else _NO_EXPIRY,
-            "_vec": bool(has_vec),
+            "_ns": ns,
+            "_s": _scoped(ns, ("l" if item.valid else "i") + ("v" if has_vec else "n")),
+            "_kind": _scoped(ns, item.kind),
             "_item": item.model_dump_json(),
         }
         for k, v in item.metadata.items():
             if isinstance(v, str):
-                md["m." + k] = v
+                md["m." + k] = _scoped(ns, v)
         return md
+
+    @staticmethod
+    def _has_vec(md: dict[str, Any]) -> bool:
+        try:
+            return str(json.loads(md["_s"])[1]).endswith("v")
+        except (KeyError, ValueError, IndexError, TypeError):
+            return False
 
     @staticmethod
     def _item(md: dict[str, Any]) -> MemoryItem:
@@ -219,7 +239,7 @@ class ChromaStore:
     def _vecs(self, embeddings: np.ndarray | None, n: int) -> np.ndarray:
         if embeddings is None:
             out = np.zeros((n, self.dim), dtype=np.float32)
-            out[:, 0] = 1.0  # placeholder (cosine needs a non-zero vector); _vec=False hides it
+            out[:, 0] = 1.0  # placeholder (cosine needs a non-zero vector); state "n" in _s hides it
             return out
         arr = np.asarray(embeddings, dtype=np.float32).reshape(n, -1)
         if arr.shape[1] != self.dim:
@@ -228,25 +248,32 @@ class ChromaStore:
         norms[norms == 0] = 1.0
         return arr / norms
 
-    def _base(self, namespace: str, include_invalid: bool, need_vec: bool = False) -> list[dict[str, Any]]:
-        conds: list[dict[str, Any]] = [{"_ns": {"$eq": namespace}}]
-        if not include_invalid:
-            conds += [{"_valid": {"$eq": True}}, {"_expires": {"$gt": _ts(utcnow())}}]
+    @staticmethod
+    def _base(namespace: str, include_invalid: bool, need_vec: bool = False) -> list[dict[str, Any]]:
+        """The namespace condition every read starts from (expiry is checked in Python)."""
         if need_vec:
-            conds.append({"_vec": {"$eq": True}})
-        return conds
+            states = ["lv", "iv"] if include_invalid else ["lv"]
+        elif include_invalid:
+            return [{"_ns": {"$eq": namespace}}]
+        else:
+            states = ["lv", "ln"]
+        vals = [_scoped(namespace, st) for st in states]
+        return [{"_s": {"$eq": vals[0]}} if len(vals) == 1 else {"_s": {"$in": vals}}]
 
     @staticmethod
-    def _pushdown(where: Where | None) -> tuple[list[dict[str, Any]], bool]:
-        """Chroma conditions for the part of ``where`` chroma can evaluate exactly; flag = all of it."""
+    def _pushdown(namespace: str, where: Where | None) -> tuple[list[dict[str, Any]], bool]:
+        """Chroma conditions for the part of ``where`` chroma can evaluate exactly; flag = all of it.
+
+        Only string values are pushed down (chroma keeps int/float/bool types apart, Python's
+        ``==`` does not); values are namespace-scoped so each condition is selective."""
         conds: list[dict[str, Any]] = []
         exact = True
         for key, want in (where or {}).items():
             field = "_kind" if key == "kind" else "m." + key
             if isinstance(want, str):
-                conds.append({field: {"$eq": want}})
+                conds.append({field: {"$eq": _scoped(namespace, want)}})
             elif isinstance(want, (list, tuple, set)) and want and all(isinstance(w, str) for w in want):
-                conds.append({field: {"$in": list(want)}})
+                conds.append({field: {"$in": [_scoped(namespace, w) for w in want]}})
             else:
                 exact = False
         return conds, exact
@@ -264,8 +291,10 @@ class ChromaStore:
         self, namespace: str, where: Where | None, include_invalid: bool, *, need_vec: bool = False
     ) -> list[tuple[str, MemoryItem]]:
         """(chroma id, item) of every eligible row, filtered exactly in Python."""
-        push, _ = self._pushdown(where)
-        res = self._col.get(where=self._and(self._base(namespace, include_invalid, need_vec) + push), include=["metadatas"])
+        push, _ = self._pushdown(namespace, where)
+        res = self._col.get(
+            where=self._and(self._base(namespace, include_invalid, need_vec) + push), include=["metadatas"]
+        )
         out = []
         for cid, md in zip(res["ids"], res["metadatas"] or []):
             if md is None or md.get("_ns") != namespace:
@@ -276,12 +305,16 @@ class ChromaStore:
         return out
 
     def _existing(self, cids: list[str], include: list[str]) -> dict[str, tuple[dict[str, Any], Any]]:
-        res = self._col.get(ids=cids, include=include)
-        mds = res.get("metadatas") or [None] * len(res["ids"])
-        embs = res.get("embeddings")
-        if embs is None:
-            embs = [None] * len(res["ids"])
-        return {cid: (md or {}, emb) for cid, md, emb in zip(res["ids"], mds, embs)}
+        """Stored metadata/embeddings by chroma id (chunked: chroma bounds ids per request)."""
+        out: dict[str, tuple[dict[str, Any], Any]] = {}
+        for lo in range(0, len(cids), 5000):
+            res = self._col.get(ids=cids[lo : lo + 5000], include=include)
+            mds = res.get("metadatas") or [None] * len(res["ids"])
+            embs = res.get("embeddings")
+            if embs is None:
+                embs = [None] * len(res["ids"])
+            out.update({cid: (md or {}, emb) for cid, md, emb in zip(res["ids"], mds, embs)})
+        return out
 
     # ------------------------------------------------------------------ protocol
 
@@ -306,12 +339,12 @@ class ChromaStore:
                 old = self._existing(cids, ["metadatas", "embeddings"] if embeddings is None else ["metadatas"])
                 metas = []
                 for i, (cid, it) in enumerate(zip(cids, chunk)):
+                    omd, oemb = old.get(cid, ({}, None))
+                    if embeddings is None and self._has_vec(omd):  # re-add without a vector keeps the old one
+                        cvecs[i] = np.asarray(oemb, dtype=np.float32)
+                        has_vec[i] = True
                     md = self._meta(it, has_vec[i])
                     if cid in old:  # upsert merges metadata: clear keys the new version lacks
-                        omd, oemb = old[cid]
-                        if embeddings is None and omd.get("_vec"):
-                            cvecs[i] = np.asarray(oemb, dtype=np.float32)
-                            md["_vec"] = True
                         for k in omd:
                             if k not in md:
                                 md[k] = None
@@ -341,7 +374,7 @@ class ChromaStore:
             if embedding is not None:
                 vec, has_vec = self._vecs(np.asarray(embedding).reshape(1, -1), 1), True
             else:
-                vec, has_vec = np.asarray(oemb, dtype=np.float32).reshape(1, -1), bool(omd.get("_vec"))
+                vec, has_vec = np.asarray(oemb, dtype=np.float32).reshape(1, -1), self._has_vec(omd)
             md = self._meta(item, has_vec)
             for k in omd:
                 if k not in md:
@@ -388,11 +421,14 @@ class ChromaStore:
         self, namespace: str, embedding: np.ndarray, k: int, where: Where | None, include_invalid: bool
     ) -> list[ScoredItem]:
         q = self._vecs(np.asarray(embedding).reshape(1, -1), 1)
-        push, exact = self._pushdown(where)
+        push, exact = self._pushdown(namespace, where)
         conds = self._base(namespace, include_invalid, need_vec=True) + push
         out: list[ScoredItem] = []
         if exact:
-            res = self._col.query(query_embeddings=q, n_results=k, where=self._and(conds), include=["metadatas", "distances"])
+            res = self._col.query(
+                query_embeddings=q, n_results=k, where=self._and(conds), include=["metadatas", "distances"]
+            )
+            returned = len(res["ids"][0])
             for md, dist in zip(res["metadatas"][0], res["distances"][0]):
                 if md and md.get("_ns") == namespace:
                     it = self._item(md)
@@ -400,10 +436,19 @@ class ChromaStore:
                         out.append(ScoredItem(item=it, score=float(1.0 - dist)))
             if len(out) >= k:
                 return out
-        # short answer or a filter chroma cannot express: exact scan over the eligible rows
+            if len(out) == returned:
+                # Nothing was dropped in Python: short only if chroma's filtered HNSW walk gave
+                # up early. Counting the matching ids (cheap) tells.
+                n_match = len(self._col.get(where=self._and(conds), include=[])["ids"])
+                if n_match <= len(out):
+                    return out
+        # short answer, expired rows in the top-k, or a filter chroma cannot express:
+        # exact scan over the eligible rows
         eligible = self._candidates(namespace, where, include_invalid, need_vec=True)
-        if len(eligible) <= len(out):
+        if exact and len(eligible) <= len(out):
             return out
+        if not eligible:
+            return []
         got = self._existing([cid for cid, _ in eligible], ["embeddings"])
         mat = np.stack([np.asarray(got[cid][1], dtype=np.float32) for cid, _ in eligible])
         scores = mat @ q[0]
@@ -450,5 +495,8 @@ class ChromaStore:
         self.close()
 
 
-def _ts(dt: datetime) -> float:
-    return float(dt.timestamp())
+def _scoped(namespace: str, value: str) -> str:
+    """A string metadata value qualified by its namespace (injective: a JSON pair)."""
+    return json.dumps([namespace, value], ensure_ascii=False)
+
+

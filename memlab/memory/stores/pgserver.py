@@ -199,6 +199,12 @@ def _postmaster(data: Path) -> tuple[int, int | None] | None:
         return None
     except PermissionError:
         pass  # alive, owned by another user
+    try:  # after a container restart the pid may belong to an unrelated process
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        if b"postgres" not in cmdline:
+            return None
+    except OSError:
+        pass  # no /proc (macOS): trust the pid
     return pid, port
 
 

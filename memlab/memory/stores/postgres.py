@@ -15,6 +15,9 @@ Why these choices:
 * **Migrations** are idempotent DDL applied on open under a transaction-scoped advisory
   lock (two processes opening the same table at once do not race), and recorded per table
   in ``memlab_schema_migrations``.
+* **Exact search for small namespaces.** A namespace of at most ``exact_below`` (3000) rows
+  is searched exactly (namespace btree, then distances): faster than a filtered HNSW walk at
+  that size and recall 1.0. Larger namespaces use HNSW as below.
 * **Complete filtered top-k.** An HNSW scan followed by a ``WHERE namespace = ...`` filter
   returns at most ``ef_search`` candidates before filtering, so a namespace holding 1% of the
   rows would get ~0-1 results. Every connection sets ``hnsw.iterative_scan = relaxed_order``
@@ -115,6 +118,7 @@ class PostgresStore:
         ef_search: int = 100,
         hnsw_m: int = 16,
         hnsw_ef_construction: int = 64,
+        exact_below: int = 3000,
         connect_timeout: int = 5,
         **_: object,
     ) -> None:
@@ -135,6 +139,8 @@ class PostgresStore:
         self.ef_search = int(ef_search)
         self.hnsw_m = int(hnsw_m)
         self.hnsw_ef_construction = int(hnsw_ef_construction)
+        self.exact_below = int(exact_below)
+        self._large_ns: set[str] = set()  # namespaces seen above exact_below (forgotten on delete/reset)
         self._addr = describe_dsn(self.dsn)
         self._t = sql.Identifier(table)
         self._closed = False
@@ -285,7 +291,7 @@ class PostgresStore:
             "index": (
                 f"hnsw vector_cosine_ops m={self.hnsw_m} ef_construction={self.hnsw_ef_construction} "
                 f"ef_search={self.ef_search} iterative_scan={'relaxed_order' if self._iterative else 'off'} "
-                "+ exact rescan when short"
+                f"+ exact rescan when short; exact scan for namespaces <= {self.exact_below} rows"
                 if self.hnsw
                 else "none (exact scan)"
             ),
@@ -366,10 +372,20 @@ class PostgresStore:
         return frags, params
 
     def _filters(
-        self, namespace: str, where: Where | None, include_invalid: bool, *, need_vec: bool = False
+        self,
+        namespace: str,
+        where: Where | None,
+        include_invalid: bool,
+        *,
+        need_vec: bool = False,
+        hide_ns_index: bool = False,
     ) -> tuple[Any, list[Any]]:
         sql = self._sql
-        frags: list[Any] = [sql.SQL("namespace = %s")]
+        # hide_ns_index: "(namespace || '')" is the same predicate, but the btree indexes on
+        # namespace cannot serve it. Used for the HNSW query on large namespaces: with stale
+        # statistics (right after a bulk add, before autoanalyze) the planner otherwise guesses
+        # the namespace is tiny and sorts all of its rows exactly (20 ms at 10k rows vs 2 ms).
+        frags: list[Any] = [sql.SQL("(namespace || '') = %s" if hide_ns_index else "namespace = %s")]
         params: list[Any] = [namespace]
         if need_vec:
             frags.append(sql.SQL("embedding IS NOT NULL"))
@@ -378,6 +394,25 @@ class PostgresStore:
             params.append(utcnow())
         wf, wp = self._where_sql(where)
         return sql.SQL(" AND ").join(frags + wf), params + wp
+
+    def _namespace_is_large(self, conn: Any, namespace: str) -> bool:
+        """True when the namespace holds more than ``exact_below`` rows (a bounded count: <1 ms).
+
+        Below that an exact scan of the namespace (btree on namespace, then distances) is both
+        faster and exact: measured on 100k rows, exact took 2.4 ms for a 2k-row namespace and
+        7.8 ms for 5k, while the filtered HNSW scan took 4-13 ms at recall ~0.95."""
+        if self.exact_below <= 0:
+            return True
+        if namespace in self._large_ns:  # counting 3000 rows costs ~1-3 ms: remember the verdict
+            return True
+        q = self._sql.SQL("SELECT count(*) FROM (SELECT 1 FROM {t} WHERE namespace = %s LIMIT %s) AS x").format(
+            t=self._t
+        )
+        row = conn.execute(q, (namespace, self.exact_below + 1)).fetchone()
+        large = bool(row and row[0] > self.exact_below)
+        if large:
+            self._large_ns.add(namespace)
+        return large
 
     # ------------------------------------------------------------------ protocol
 
@@ -454,6 +489,7 @@ class PostgresStore:
         if not ids:
             return 0
         q = self._sql.SQL("DELETE FROM {t} WHERE namespace = %s AND id = ANY(%s)").format(t=self._t)
+        self._large_ns.discard(namespace)
         with self._conn() as conn:
             return int(conn.execute(q, (namespace, list(dict.fromkeys(ids)))).rowcount)
 
@@ -472,19 +508,24 @@ class PostgresStore:
         sql = self._sql
         if embedding is not None:
             cond, params = self._filters(namespace, where, include_invalid, need_vec=True)
+            acond, aparams = self._filters(namespace, where, include_invalid, need_vec=True, hide_ns_index=True)
             vec = self._vec(embedding)
             approx = sql.SQL(
                 "WITH c AS MATERIALIZED (SELECT " + _COLS + ", embedding <=> %s AS dist FROM {t} WHERE {cond} "
                 "ORDER BY embedding <=> %s LIMIT %s) SELECT * FROM c ORDER BY dist, created_at, id"
-            ).format(t=self._t, cond=cond)
+            ).format(t=self._t, cond=acond)
             # "+ 0" hides the operator from the planner: no HNSW, an exact scan of the filtered rows
             exact = sql.SQL(
                 "SELECT " + _COLS + ", embedding <=> %s AS dist FROM {t} WHERE {cond} "
                 "ORDER BY (embedding <=> %s) + 0, created_at, id LIMIT %s"
             ).format(t=self._t, cond=cond)
             with self._conn() as conn:
-                rows = conn.execute(approx if self.hnsw else exact, [vec, *params, vec, k]).fetchall()
-                if self.hnsw and len(rows) < k:
+                use_hnsw = self.hnsw and self._namespace_is_large(conn, namespace)
+                if use_hnsw:
+                    rows = conn.execute(approx, [vec, *aparams, vec, k]).fetchall()
+                else:
+                    rows = conn.execute(exact, [vec, *params, vec, k]).fetchall()
+                if use_hnsw and len(rows) < k:
                     rows = conn.execute(exact, [vec, *params, vec, k]).fetchall()
             return [ScoredItem(item=self._row_item(r), score=float(1.0 - r[10])) for r in rows]
         if text is not None:
@@ -529,6 +570,10 @@ class PostgresStore:
         return int(row[0]) if row else 0
 
     def reset(self, namespace: str | None = None) -> None:
+        if namespace is None:
+            self._large_ns.clear()
+        else:
+            self._large_ns.discard(namespace)
         with self._conn() as conn:
             if namespace is None:
                 conn.execute(self._sql.SQL("TRUNCATE {t}").format(t=self._t))
