@@ -72,7 +72,11 @@ class RunResults:
         if "probes_scored" not in self._frames:
             df = self._stream("probes")
             if not df.empty:
-                scores = pd.DataFrame([score_probe(r) for r in df.to_dict("records")], index=df.index)
+                # A column that is a string in some records is NaN in the others once framed: turn
+                # those back into None so "no error" is not read as a (truthy) NaN error.
+                records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
+                           for r in df.to_dict("records")]
+                scores = pd.DataFrame([score_probe(r) for r in records], index=df.index)
                 df = pd.concat([df, scores.astype(float)], axis=1)
             self._frames["probes_scored"] = df
         return self._frames["probes_scored"]

@@ -204,7 +204,10 @@ def test_recorded_llm_run_replays_strictly_without_the_endpoint(tmp_path: Path):
     rep_dir = Runner(_config(tmp_path, strategies=strategies, limit_conversations=1, model=model), progress=False).run()
     a, b = load_run(rec_dir), load_run(rep_dir)
     assert b.manifest["status"] == "completed"
-    assert (b.calls["ok"].astype(bool)).all() and b.calls["cached"].all() and not a.calls["cached"].any()
+    assert (b.calls["ok"].astype(bool)).all() and b.calls["cached"].all()
+    # The record run went to the endpoint once per distinct request (repeats within it are cache hits).
+    n_recorded = len(cache.read_text().splitlines())
+    assert int((~a.calls["cached"].astype(bool)).sum()) == n_recorded > 0
     assert a.calls["prompt_tokens"].sum() == b.calls["prompt_tokens"].sum() > 0
     assert list(a.probes["answer"]) == list(b.probes["answer"])
     assert a.memory_ops["op"].value_counts().to_dict() == b.memory_ops["op"].value_counts().to_dict()
