@@ -59,7 +59,7 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
     table.add_column("ctx tok/probe ↓", justify="right")
     table.add_column("model tok/conv ↓", justify="right")
     table.add_column("calls/conv", justify="right")
-    table.add_column("retr ms", justify="right")
+    table.add_column("search ms", justify="right")
     for strategy, row in summary.iterrows():
         cells = []
         for key, _, _ in HEADLINE:

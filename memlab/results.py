@@ -132,7 +132,7 @@ class RunResults:
         groups = [("all", probes)]
         if by_category:
             groups += list(probes.groupby("category"))
-        extra = ["context_tokens", "retrieval_latency_s", "answer_latency_s"]
+        extra = ["context_tokens", "retrieval_latency_s", "retrieval_total_s", "answer_latency_s"]
         for category, frame in groups:
             for strategy, sf in frame.groupby("strategy"):
                 for name in METRICS.names() + extra:
@@ -159,7 +159,7 @@ class RunResults:
         hi = mt.pivot_table(index="strategy", columns="metric", values="ci_high")
         cols = ["evidence_recall", "provenance_recall", "answer_correct", "answer_f1", "update_current", "stale_in_context",
                 "stale_in_answer", "abstain_when_should", "false_abstention", "forbidden_leak", "errored", "context_tokens",
-                "retrieval_latency_s", "answer_latency_s"]
+                "retrieval_latency_s", "retrieval_total_s", "answer_latency_s"]
         out = pd.DataFrame(index=wide.index)
         for c in cols:
             if c in wide:

@@ -258,7 +258,8 @@ class Runner:
             text = ctx.text
             rec.update(context=text, context_tokens=count_tokens(text), context_lines=len(ctx.lines),
                        context_source_turn_ids=sorted(ctx.source_turn_ids()),
-                       retrieval_latency_s=round(ctx.retrieval_latency_s, 6))
+                       retrieval_latency_s=round(ctx.retrieval_latency_s, 6),
+                       retrieval_total_s=round(ctx.retrieval_total_s, 6))
             t0 = time.perf_counter()
             try:
                 out = roles.answer(context=text or "(no memory)", question=probe.question, date=now.date().isoformat())

@@ -52,6 +52,10 @@ class MemoryContext:
 
     sections: list[ContextSection] = field(default_factory=list)
     retrieval_latency_s: float = 0.0
+    """Time spent inside the store's ``search`` calls only: what differs between backends."""
+    retrieval_total_s: float = 0.0
+    """Whole retrieval step, including embedding the question (cached after its first use, so it
+    depends on which strategy asked first) and reranking."""
 
     @property
     def text(self) -> str:

@@ -142,9 +142,11 @@ class ComposedStrategy:
     def context(self, question: str, now: datetime) -> MemoryContext:
         ctx = MemoryContext()
         if self.retriever is not None:
+            timed = _SearchTimer(self.store)
             t0 = time.perf_counter()
-            hits = self.retriever.retrieve(self.store, self.store_ns, question, now)
-            ctx.retrieval_latency_s = time.perf_counter() - t0
+            hits = self.retriever.retrieve(timed, self.store_ns, question, now)
+            ctx.retrieval_total_s = time.perf_counter() - t0
+            ctx.retrieval_latency_s = timed.elapsed_s
             lines = [
                 ContextLine(text=_memory_line(h.item), source_turn_ids=list(h.item.source_turn_ids), kind=h.item.kind, score=h.score)
                 for h in hits
@@ -163,6 +165,27 @@ class ComposedStrategy:
     def close(self) -> None:
         if self.store is not None:
             self.store.close()
+
+
+class _SearchTimer:
+    """Store proxy that adds up the time spent in ``search``.
+
+    Retrieval latency is reported per backend, so it must not include the question's
+    embedding, which the shared cache makes slow for whichever strategy asks first."""
+
+    def __init__(self, store) -> None:
+        self._store = store
+        self.elapsed_s = 0.0
+
+    def search(self, *args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return self._store.search(*args, **kwargs)
+        finally:
+            self.elapsed_s += time.perf_counter() - t0
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
 
 
 def _memory_line(item) -> str:
