@@ -39,7 +39,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memlab.datasets.loaders import FORMATS
+from memlab.datasets.loaders import FORMATS, json_list_head
 from memlab.datasets.models import Conversation, Dataset, GoldAnswer, Probe, Session, Turn
 
 log = logging.getLogger(__name__)
@@ -54,15 +54,8 @@ _DATE_FORMATS = ["%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on 
 
 def sniff(path: Path) -> bool:
     """A JSON list whose first item has sample_id, conversation and qa (reads only the file's head)."""
-    if Path(path).suffix.lower() not in (".json", ""):
-        return False
-    try:
-        with open(path, encoding="utf-8") as fh:
-            head = fh.read(65536)
-    except (OSError, UnicodeDecodeError):
-        return False
-    s = head.lstrip()
-    return s.startswith("[") and '"sample_id"' in head and '"conversation"' in head and ('"qa"' in head or '"speaker_a"' in head)
+    head = json_list_head(path)
+    return head is not None and '"sample_id"' in head and '"conversation"' in head and ('"qa"' in head or '"speaker_a"' in head)
 
 
 def parse_datetime(text: str) -> datetime | None:

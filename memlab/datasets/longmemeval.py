@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memlab.datasets.loaders import FORMATS
+from memlab.datasets.loaders import FORMATS, json_list_head
 from memlab.datasets.models import Conversation, Dataset, GoldAnswer, Probe, Session, Turn
 
 log = logging.getLogger(__name__)
@@ -44,14 +44,8 @@ _DATE_FORMATS = ["%Y/%m/%d (%a) %H:%M", "%Y/%m/%d %H:%M", "%Y/%m/%d", "%Y-%m-%d 
 
 
 def sniff(path: Path) -> bool:
-    if Path(path).suffix.lower() not in (".json", ""):
-        return False
-    try:
-        with open(path, encoding="utf-8") as fh:
-            head = fh.read(65536)
-    except (OSError, UnicodeDecodeError):
-        return False
-    return head.lstrip().startswith("[") and '"question_id"' in head and ('"haystack_sessions"' in head or '"question_type"' in head)
+    head = json_list_head(path)
+    return head is not None and '"question_id"' in head and ('"haystack_sessions"' in head or '"question_type"' in head)
 
 
 def parse_date(text: Any) -> datetime | None:
