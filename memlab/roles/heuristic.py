@@ -108,8 +108,8 @@ def _is_statement(c: str) -> bool:
         return False
     if _ABOUT_ASSISTANT.match(c) or tr.is_small_talk(c):
         return False
-    if tr.is_first_person(c) or _ELLIPTICAL_START.match(c):
-        return True
+    if tr.is_first_person(c) or (_ELLIPTICAL_START.match(c) and len(tokenize(c)) >= 2):
+        return True  # (a lone "Sold." or "Finished." says too little to be a memory)
     if tr.third_person_subject(c) and len(tokenize(c)) >= 3:
         return True
     # a bare correction that carries its new value: "Actually, not Nairobi but Mombasa."
@@ -135,6 +135,11 @@ def statements(message: str) -> list[str]:
                 continue
             if tr.is_question(p) or tr.is_instruction(p):
                 kept.append("")  # a barrier: what follows cannot glue onto what precedes
+                continue
+            if kept and kept[-1] and tr.is_hedged(p) and not tr.is_hedged(kept[-1]):
+                # "Jonas got an offer in Lisbon, so it looks like we might move": the hedge is the
+                # second clause's; keep the first as a statement instead of dropping both.
+                kept.append("")
                 continue
             if kept and kept[-1] and (not tr._starts_with_subject(p) or (_SUBORDINATE.match(kept[-1]) and "," not in kept[-1])):
                 kept[-1] = f"{kept[-1]}, {p}"  # "I have two kids, and a dog" stays one fact

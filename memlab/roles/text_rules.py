@@ -334,7 +334,10 @@ GENERIC = frozenset(
     interesting wonderful fun funny yeah yes thing things stuff lol haha today now right well definitely totally
     absolutely thanks thank tired busy bored hungry sleepy exhausted stressed bit kind sort way idea point true
     appreciate help helpful said say tell told talk talking chat chatting cute lovely beautiful perfect wow agree super
-    ever best brilliant fantastic incredible hold own use keep make take put give""".split()
+    ever best brilliant fantastic incredible hold own use keep make take put give
+    nervous sick scared worried anxious relieved proud upset sad angry annoyed calm ready slightly little very
+    news big bigger huge though honestly kinda somewhat weird strange crazy rough tough hard easy bad worse worst
+    better terrible awful horrible mixed""".split()
 )
 
 
