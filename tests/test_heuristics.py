@@ -121,6 +121,17 @@ def test_extract_drops_non_facts_and_injection(lexical: HeuristicRoles, speaker:
     assert gate == {"remember": False, "kind": "none", "importance": 0.0}
 
 
+def test_extract_hedge_stays_in_its_own_clause_and_mood_is_not_a_fact(lexical: HeuristicRoles) -> None:
+    def facts(message: str) -> list[str]:
+        return lexical.ExtractFacts(message=message, speaker="user: Efua", context="", date="2024-06-01")["facts"]
+
+    assert facts("Kofi won a scholarship to Accra, so it seems we might move there next year.") == [
+        "Efua: Kofi won a scholarship to Accra."]
+    assert facts("If I ever buy a boat, I'll call it Tern.") == []  # a leading hedge still covers what follows
+    assert facts("Nervous but happy.") == [] and facts("Slightly sick, honestly.") == []
+    assert facts("Done.") == [] and facts("Finished the marathon in Oslo.") == ["Efua: Finished the marathon in Oslo."]
+
+
 def test_extract_short_reply_keeps_the_question(lexical: HeuristicRoles) -> None:
     out = lexical.ExtractFacts(message="Montevideo.", speaker="user: Leo",
                                context="[2024-02-02] assistant: Where did you grow up?", date="2024-02-02")["facts"]
