@@ -109,7 +109,8 @@ def plot_recall_vs_tokens(res: RunResults, path: Path) -> Path:
     ax.grid(True, alpha=0.3)
     ax.set_title(f"Recall vs context tokens — {res.manifest.get('name')}")
     prov = res.provenance()
-    fig.text(0.01, 0.01, f"model: {prov['model']} · code {prov['code_version']} · {prov['datasets']}", fontsize=6, alpha=0.7)
+    fig.text(0.01, 0.01, f"run {prov['run_id']} (components in manifest.json) · model: {prov['model']} · "
+             f"code {prov['code_version']} · {prov['datasets']}", fontsize=6, alpha=0.7)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -130,7 +131,8 @@ def plot_category_recall(res: RunResults, path: Path) -> Path:
     ax.set_title(f"Evidence recall by probe category — {res.manifest.get('name')}")
     ax.legend(fontsize=8, ncols=2)
     prov = res.provenance()
-    fig.text(0.01, 0.01, f"model: {prov['model']} · code {prov['code_version']}", fontsize=6, alpha=0.7)
+    fig.text(0.01, 0.01, f"run {prov['run_id']} · model: {prov['model']} · code {prov['code_version']} · {prov['datasets']}",
+             fontsize=6, alpha=0.7)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -150,14 +152,11 @@ def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = Fals
         "category_plot": run_dir / "recall_by_category.png",
     }
     res.metrics_table().to_csv(out["metrics"], index=False)
-    s = summary.copy()
-    for k, v in res.provenance().items():
-        s[k] = v
-    s.to_csv(out["summary"])
-    cat = category_table(res)
-    for k, v in res.provenance().items():
-        cat[k] = v
-    cat.to_csv(out["category_recall"])
+    for frame, key in ((summary.copy(), "summary"), (category_table(res), "category_recall")):
+        frame["components"] = frame.index.map(res.components())
+        for k, v in res.provenance().items():
+            frame[k] = v
+        frame.to_csv(out[key])
     plot_recall_vs_tokens(res, out["plot"])
     plot_category_recall(res, out["category_plot"])
     return out

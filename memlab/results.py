@@ -102,6 +102,10 @@ class RunResults:
             "datasets": ";".join(f"{d['name']}@{d['hash'][:19]}" for d in ds),
         }
 
+    def components(self) -> dict[str, str]:
+        """Per strategy, its fully resolved components as one line (what exported rows carry)."""
+        return {spec["name"]: describe_components(spec) for spec in self.manifest.get("strategies", [])}
+
     def cost(self) -> pd.DataFrame:
         """Per strategy: model tokens and calls per conversation, split by purpose."""
         calls = self.calls
@@ -145,6 +149,7 @@ class RunResults:
                     rows.append({"strategy": strategy, "category": category, "metric": name, "mean": mean,
                                  "ci_low": lo, "ci_high": hi, "n": n, "higher_is_better": hib})
         out = pd.DataFrame(rows)
+        out["components"] = out["strategy"].map(self.components())
         for k, v in self.provenance().items():
             out[k] = v
         return out
@@ -172,6 +177,18 @@ class RunResults:
         return out.reindex(order)
 
 
+def describe_components(resolved: dict[str, Any]) -> str:
+    """``short_term=recent_window(n=6); extractor=post_turn; ...`` from a resolved strategy spec."""
+    parts = []
+    for slot in ("short_term", "extractor", "consolidator", "retriever", "store"):
+        spec = resolved.get(slot)
+        if not spec:
+            continue
+        params = ",".join(f"{k}={v}" for k, v in spec.items() if k != "type")
+        parts.append(f"{slot}={spec.get('type')}" + (f"({params})" if params else ""))
+    return "; ".join(parts) or "none"
+
+
 def load_run(path: str | Path) -> RunResults:
     path = Path(path)
     manifest_path = path / "manifest.json"
@@ -186,6 +203,7 @@ def evals_df(paths: list[str | Path]) -> pd.DataFrame:
     for p in paths:
         r = load_run(p)
         s = r.summary().reset_index()
+        s["components"] = s["strategy"].map(r.components())
         for k, v in r.provenance().items():
             s[k] = v
         frames.append(s)

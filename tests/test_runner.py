@@ -90,6 +90,12 @@ def test_report_writes_csv_and_plots(starter_run: Path):
     assert {"strategy", "category", "metric", "mean", "ci_low", "ci_high", "n", "higher_is_better",
             "code_version", "model", "datasets"} <= set(metrics.columns)
     assert metrics["model"].str.contains("heuristic").all()
+    comps = metrics.set_index("strategy")["components"]
+    assert comps.loc["fact_rag"].iloc[0].startswith("short_term=recent_window(n=6); extractor=post_turn")
+    assert "store=chroma" in comps.loc["fact_rag"].iloc[0] and (comps.loc["no_memory"] == "none").all()
+    for key in ("summary", "category_recall"):
+        frame = pd.read_csv(files[key])
+        assert {"components", "code_version", "model", "datasets"} <= set(frame.columns), key
     assert {"single_hop", "knowledge_update", "abstention", "all"} <= set(metrics["category"])
 
 
