@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab.metrics import bootstrap_ci
 from memlab.results import RunResults, load_run
 
 HEADLINE = [
@@ -133,6 +134,68 @@ def plot_category_recall(res: RunResults, path: Path) -> Path:
     prov = res.provenance()
     fig.text(0.01, 0.01, f"run {prov['run_id']} · model: {prov['model']} · code {prov['code_version']} · {prov['datasets']}",
              fontsize=6, alpha=0.7)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def length_table(res: RunResults) -> pd.DataFrame:
+    """Per (dataset, strategy): history length and what memory recovered and cost at that length.
+
+    Meant for runs over one dataset scaled to several lengths (``memlab datasets scale``): the
+    manifest's datasets give each one's mean conversation length in tokens."""
+    probes = res.probes
+    if probes.empty:
+        return pd.DataFrame()
+    lengths = {d["name"]: d.get("tokens_per_conversation") for d in res.manifest.get("datasets", [])}
+    cost = res.calls
+    rows = []
+    for (ds, strategy), g in probes.groupby(["dataset", "strategy"]):
+        rec = g["evidence_recall"].to_numpy(dtype=float)
+        mean, lo, hi = bootstrap_ci(rec, n_boot=1000, seed=int(res.manifest.get("seed", 0)))
+        c = cost[(cost["dataset"] == ds) & (cost["strategy"] == strategy)] if not cost.empty else cost
+        n_conv = g["conversation_id"].nunique()
+        rows.append({
+            "dataset": ds, "strategy": strategy, "history_tokens_per_conv": lengths.get(ds),
+            "evidence_recall": mean, "ci_low": lo, "ci_high": hi,
+            "answer_correct": float(g["answer_correct"].mean()),
+            "context_tokens_per_probe": float(g["context_tokens"].mean()),
+            "model_tokens_per_conv": float((c["prompt_tokens"] + c["completion_tokens"]).sum() / max(n_conv, 1)) if not c.empty else 0.0,
+            "probes": len(g), "components": res.components().get(strategy),
+        })
+    out = pd.DataFrame(rows).sort_values(["strategy", "history_tokens_per_conv"]).reset_index(drop=True)
+    for k, v in res.provenance().items():
+        out[k] = v
+    return out
+
+
+def plot_recall_vs_length(res: RunResults, table: pd.DataFrame, path: Path) -> Path:
+    """Two panels over history length: evidence recall (with CIs) and memory tokens per probe."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
+    for strategy in [s for s in res.strategies if s in set(table["strategy"])]:
+        t = table[table["strategy"] == strategy]
+        x = t["history_tokens_per_conv"]
+        ax1.errorbar(x, t["evidence_recall"], yerr=[t["evidence_recall"] - t["ci_low"], t["ci_high"] - t["evidence_recall"]],
+                     marker="o", capsize=3, label=strategy)
+        ax2.plot(x, t["context_tokens_per_probe"].clip(lower=1), marker="o", label=strategy)
+    for ax in (ax1, ax2):
+        ax.set_xscale("log")
+        ax.set_xlabel("history length (cl100k tokens per conversation, log)")
+        ax.grid(True, alpha=0.3)
+    ax1.set_ylabel("evidence recall (gold answer in injected context)")
+    ax1.set_ylim(-0.05, 1.05)
+    ax2.set_yscale("log")
+    ax2.set_ylabel("memory context tokens per probe (log)")
+    ax1.legend(fontsize=8)
+    fig.suptitle(f"Recall and cost vs history length — {res.manifest.get('name')}")
+    prov = res.provenance()
+    fig.text(0.01, 0.01, f"run {prov['run_id']} · model: {prov['model']} · code {prov['code_version']}", fontsize=6, alpha=0.7)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)

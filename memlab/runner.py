@@ -25,6 +25,7 @@ from typing import Any
 from memlab.config import RunConfig
 from memlab.datasets.io import dataset_hash, load_dataset
 from memlab.datasets.models import Conversation, Dataset
+from memlab.datasets.stats import dataset_tokens
 from memlab.embeddings import MINILM_ID, shared_embedder
 from memlab.llm import calls
 from memlab.llm.base import make_model
@@ -126,7 +127,8 @@ class Runner:
             "strategies": self.resolved,
             "datasets": [
                 {"path": p, "name": ds.name, "version": ds.version, "hash": self.hashes[ds.name],
-                 "conversations": len(ds.conversations), "probes": len(ds.probes())}
+                 "conversations": len(ds.conversations), "probes": len(ds.probes()),
+                 "tokens_per_conversation": round(dataset_tokens(ds) / max(len(ds.conversations), 1))}
                 for p, ds in self.datasets
             ],
             "models": {},

@@ -217,3 +217,25 @@ def test_recorded_llm_run_replays_strictly_without_the_endpoint(tmp_path: Path):
     assert a.calls["prompt_tokens"].sum() == b.calls["prompt_tokens"].sum() > 0
     assert list(a.probes["answer"]) == list(b.probes["answer"])
     assert a.memory_ops["op"].value_counts().to_dict() == b.memory_ops["op"].value_counts().to_dict()
+
+
+@pytest.mark.slow
+def test_length_sweep_table_and_plot(tmp_path: Path):
+    from memlab.datasets.scale import scale_file
+    from memlab.report import length_table, plot_recall_vs_length
+
+    scaled = tmp_path / "starter-long.yaml"
+    scale_file(STARTER, 12_000, scaled)
+    cfg = _config(tmp_path, datasets=[STARTER, str(scaled)], limit_conversations=1,
+                  strategies=[{"name": "full_context"}, {"name": "recent_window"}])
+    res = load_run(Runner(cfg, progress=False).run())
+    table = length_table(res).set_index(["strategy", "dataset"])
+    assert len(table) == 4
+    short, long = table.loc["full_context"].sort_values("history_tokens_per_conv").itertuples()
+    assert long.history_tokens_per_conv > 2 * short.history_tokens_per_conv
+    assert long.context_tokens_per_probe > 2 * short.context_tokens_per_probe  # full history grows with it
+    window = table.loc["recent_window"]["context_tokens_per_probe"]
+    assert window.max() < short.context_tokens_per_probe  # a window does not
+    assert (table["components"].loc["recent_window"] == "short_term=recent_window(n=10)").all()
+    png = plot_recall_vs_length(res, length_table(res), tmp_path / "len.png")
+    assert png.stat().st_size > 10_000

@@ -17,20 +17,12 @@ import time
 
 
 def _parse_tokens(text: str) -> int:
-    """'100000', '100k', '1M', '1.5m' -> int."""
-    t = text.strip().lower().replace("_", "").replace(",", "")
-    mult = 1
-    if t.endswith("k"):
-        mult, t = 1_000, t[:-1]
-    elif t.endswith("m"):
-        mult, t = 1_000_000, t[:-1]
+    from memlab.datasets.scale import parse_tokens
+
     try:
-        value = int(float(t) * mult)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a token count: {text!r} (e.g. 10000, 100k, 1M)") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("token target must be positive")
-    return value
+        return parse_tokens(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _add_commands(group: argparse._SubParsersAction) -> None:

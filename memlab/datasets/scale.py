@@ -206,6 +206,23 @@ def _count(texts: list[str]) -> list[int]:
     return [len(enc(t)) if t else 0 for t in texts]
 
 
+def parse_tokens(text: str) -> int:
+    """'100000', '100k', '1M', '1.5m' -> int (ValueError when it is not a positive count)."""
+    t = str(text).strip().lower().replace("_", "").replace(",", "")
+    mult = 1
+    if t.endswith("k"):
+        mult, t = 1_000, t[:-1]
+    elif t.endswith("m"):
+        mult, t = 1_000_000, t[:-1]
+    try:
+        value = int(float(t) * mult)
+    except ValueError:
+        raise ValueError(f"not a token count: {text!r} (e.g. 10000, 100k, 1M)") from None
+    if value <= 0:
+        raise ValueError("token target must be positive")
+    return value
+
+
 def format_tokens(n: int) -> str:
     """10_000 -> '10k', 1_000_000 -> '1M', 1_500_000 -> '1.5M'."""
     if n >= 1_000_000:
