@@ -139,9 +139,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         fn = getattr(args, "fn", None) or args.func
         return int(fn(args) or 0)
-    except (FileNotFoundError, FileExistsError, ValueError) as exc:
+    except (FileNotFoundError, FileExistsError, ValueError, KeyError) as exc:
         from pydantic import ValidationError
 
+        from memlab.registry import RegistryError
+
+        if isinstance(exc, KeyError) and not isinstance(exc, RegistryError):
+            raise
         if isinstance(exc, ValidationError):
             print(f"memlab: invalid config:\n{exc}", file=sys.stderr)
         else:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memlab.llm.base import ModelSpec
 from memlab.strategies.composed import StrategySpec, resolve_spec
@@ -41,10 +41,38 @@ class RunConfig(BaseModel):
         return [resolve_spec(s) for s in self.strategies]
 
 
+class ConfigError(ValueError):
+    """A run config that cannot be used; the message names the file and the offending entry."""
+
+
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:
-    """Load a YAML run config; dataset paths are resolved relative to the current directory."""
+    """Load a YAML run config; dataset paths are resolved relative to the current directory.
+
+    Every strategy is resolved here (components looked up, params validated), so a typo fails
+    before any work starts, naming the file, the strategy and the close matches."""
+    from memlab.registry import RegistryError
+
     path = Path(path)
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a run config is a mapping (name, datasets, strategies, ...), got {type(data).__name__}")
     if overrides:
         data.update({k: v for k, v in overrides.items() if v is not None})
-    return RunConfig.model_validate(data)
+    try:
+        config = RunConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "\n".join(f"  {'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"{path}: invalid run config:\n{problems}") from None
+    for i, strategy in enumerate(config.strategies):
+        try:
+            resolve_spec(strategy)
+        except (RegistryError, ValueError) as exc:
+            raise ConfigError(f"{path}: strategies[{i}] ({strategy.name}): {exc}") from None
+    try:
+        config.resolved_strategies()
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    return config

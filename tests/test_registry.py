@@ -65,3 +65,19 @@ def test_strategy_spec_resolution_fills_defaults_and_rejects_typos():
         resolve_spec({"name": "x", "preset": "fact_rag", "retriever": {"type": "vector", "kk": 3}})
     with pytest.raises(ValueError, match="extractor and a retriever"):
         resolve_spec({"name": "x", "store": {"type": "in_memory"}, "extractor": {"type": "post_turn"}})
+
+
+@pytest.mark.parametrize("strategy, expected", [
+    ("{name: fact_rg}", ["strategies[0] (fact_rg)", "Did you mean 'fact_rag'"]),
+    ("{name: fact_rag, retriever: {type: vectr}}", ["strategies[0] (fact_rag)", "Did you mean 'vector'"]),
+    ("{name: fact_rag, retriever: {type: vector, kk: 3}}", ["retriever 'vector': kk: Extra inputs", "its params: k"]),
+])
+def test_config_typos_fail_before_any_work_naming_file_and_strategy(tmp_path, capsys, strategy, expected):
+    from memlab.cli import main
+
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(f"name: x\ndatasets: [datasets/starter.yaml]\noutput_dir: {tmp_path / 'out'}\nstrategies: [{strategy}]\n")
+    assert main(["run", str(cfg), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert str(cfg) in err and all(e in err for e in expected), err
+    assert not (tmp_path / "out").exists()  # nothing was started

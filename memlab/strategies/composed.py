@@ -12,7 +12,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memlab.memory.item import MemoryEvent
 from memlab.registry import Registry
@@ -86,7 +86,12 @@ def resolve_spec(spec: StrategySpec | dict[str, Any]) -> dict[str, Any]:
             out[slot] = merged
             continue
         cls = REGISTRIES[slot].get(merged["type"])
-        params = cls.Params.model_validate({k: v for k, v in merged.items() if k != "type"})
+        try:
+            params = cls.Params.model_validate({k: v for k, v in merged.items() if k != "type"})
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or '(params)'}: {e['msg']}" for e in exc.errors())
+            raise ValueError(f"strategy {spec.name!r}: {slot} {merged['type']!r}: {problems} "
+                             f"(its params: {', '.join(cls.Params.model_fields) or 'none'})") from None
         out[slot] = {"type": merged["type"], **params.model_dump(mode="json")}
     if (out["extractor"] or out["retriever"]) and not out["store"]:
         out["store"] = {"type": "in_memory"}
