@@ -239,3 +239,21 @@ def test_length_sweep_table_and_plot(tmp_path: Path):
     assert (table["components"].loc["recent_window"] == "short_term=recent_window(n=10)").all()
     png = plot_recall_vs_length(res, length_table(res), tmp_path / "len.png")
     assert png.stat().st_size > 10_000
+
+
+def test_public_benchmark_files_run_end_to_end(tmp_path: Path):
+    """LoCoMo and LongMemEval files go straight into a run; categories keep their originals."""
+    fixtures = ROOT / "tests" / "fixtures"
+    cfg = _config(tmp_path, datasets=[str(fixtures / "locomo_small.json"), str(fixtures / "longmemeval_small.json")],
+                  strategies=[{"name": "no_memory"}, {"name": "full_context"}])
+    res = load_run(Runner(cfg, progress=False).run())
+    assert res.manifest["status"] == "completed" and res.manifest["units"]["failed"] == []
+    assert {d["name"] for d in res.manifest["datasets"]} == {"locomo-locomo_small", "longmemeval-longmemeval_small"}
+    probes = res.probes
+    full = probes[probes["strategy"] == "full_context"]
+    # every answerable probe's evidence turns are in the full history, by provenance
+    assert full.loc[full["provenance_recall"].notna(), "provenance_recall"].eq(1.0).all()
+    assert probes.loc[probes["strategy"] == "no_memory", "evidence_recall"].fillna(0).eq(0).all()
+    assert {"5:adversarial", "knowledge-update", "temporal-reasoning_abs"} <= set(probes["original_category"])
+    mapped = dict(zip(probes["original_category"], probes["category"]))
+    assert mapped["5:adversarial"] == "abstention" and mapped["knowledge-update"] == "knowledge_update"
