@@ -134,18 +134,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from memlab.registry import RegistryError
+
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     args = build_parser().parse_args(argv)
     try:
         fn = getattr(args, "fn", None) or args.func
         return int(fn(args) or 0)
-    except (FileNotFoundError, FileExistsError, ValueError, KeyError) as exc:
+    except (FileNotFoundError, FileExistsError, ValueError, RegistryError) as exc:
         from pydantic import ValidationError
 
-        from memlab.registry import RegistryError
-
-        if isinstance(exc, KeyError) and not isinstance(exc, RegistryError):
-            raise
         if isinstance(exc, ValidationError):
             print(f"memlab: invalid config:\n{exc}", file=sys.stderr)
         else:

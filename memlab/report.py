@@ -150,6 +150,7 @@ def length_table(res: RunResults) -> pd.DataFrame:
         return pd.DataFrame()
     lengths = {d["name"]: d.get("tokens_per_conversation") for d in res.manifest.get("datasets", [])}
     cost = res.calls
+    components = res.components()
     rows = []
     for (ds, strategy), g in probes.groupby(["dataset", "strategy"]):
         rec = g["evidence_recall"].to_numpy(dtype=float)
@@ -162,7 +163,7 @@ def length_table(res: RunResults) -> pd.DataFrame:
             "answer_correct": float(g["answer_correct"].mean()),
             "context_tokens_per_probe": float(g["context_tokens"].mean()),
             "model_tokens_per_conv": float((c["prompt_tokens"] + c["completion_tokens"]).sum() / max(n_conv, 1)) if not c.empty else 0.0,
-            "probes": len(g), "components": res.components().get(strategy),
+            "probes": len(g), "components": components.get(strategy),
         })
     out = pd.DataFrame(rows).sort_values(["strategy", "history_tokens_per_conv"]).reset_index(drop=True)
     for k, v in res.provenance().items():
