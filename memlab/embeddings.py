@@ -180,11 +180,24 @@ class CachedEmbedder:
         return np.stack([self._cache[k] for k in keys])
 
     def save(self) -> None:
+        """Write the cache, merged with whatever another process saved to the same file meanwhile.
+
+        Concurrent runs share ``.memlab/embeddings.npz``: each writes its own temporary file and
+        renames it into place, so the file is never torn, and vectors the other run added are kept
+        (last writer still wins for entries saved between its merge and its rename: they are
+        recomputed on a later miss, never wrong: keys are content hashes)."""
         if not self.path or len(self._cache) == self._loaded:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp.npz")
+        tmp = self.path.with_name(f"{self.path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
         with self._lock:
+            if self.path.exists():
+                try:
+                    with np.load(self.path) as data:
+                        for k in data.files:
+                            self._cache.setdefault(k, data[k])
+                except (OSError, ValueError):
+                    pass  # unreadable: overwritten below
             np.savez(tmp, **self._cache)
             self._loaded = len(self._cache)
         os.replace(tmp, self.path)

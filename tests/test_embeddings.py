@@ -59,3 +59,18 @@ def test_semantic_sanity():
     e: MiniLMEmbedder = shared_embedder().inner
     v = e.embed(["I adopted a puppy last week.", "We got a new dog recently.", "The stock market fell sharply."])
     assert v[0] @ v[1] > v[0] @ v[2] + 0.3
+
+
+def test_two_caches_saving_one_file_keep_each_others_vectors(tmp_path):
+    """Concurrent runs share one cache file: the second save merges, it does not drop the first's."""
+    inner = shared_embedder().inner
+    path = tmp_path / "cache.npz"
+    a, b = CachedEmbedder(inner, path), CachedEmbedder(inner, path)  # both opened before either saved
+    a.embed(["only in run a"])
+    b.embed(["only in run b"])
+    a.save()
+    b.save()
+    merged = CachedEmbedder(inner, path)
+    merged.embed(["only in run a", "only in run b"])
+    assert merged.hits == 2 and merged.misses == 0
+    assert not list(tmp_path.glob("*.tmp.npz"))
