@@ -85,7 +85,7 @@ class Runner:
         self.fingerprint = _fingerprint(self.resolved, self.hashes, config)
         if run_dir is None:
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-            run_dir = Path(config.output_dir) / f"{stamp}-{config.name}"
+            run_dir = _claim_dir(Path(config.output_dir) / f"{stamp}-{config.name}")
         self.run_dir = Path(run_dir)
         self.manifest_path = self.run_dir / "manifest.json"
         self.run_id = self.run_dir.name
@@ -283,6 +283,20 @@ class Runner:
         recorder.write("units", {"run_id": self.run_id, "attempt": attempt, "strategy": name, "dataset": ds.name,
                                  "conversation_id": conv.id, "event": "end", "status": status, "error": error,
                                  "wall_s": round(wall, 3), "at": _now()})
+
+
+def _claim_dir(base: Path) -> Path:
+    """Create and return ``base`` (or ``base-2``, ``base-3``...): two runs of one config started in
+    the same second get separate folders instead of writing into each other's."""
+    base.parent.mkdir(parents=True, exist_ok=True)
+    for i in range(1, 10_000):
+        candidate = base if i == 1 else base.with_name(f"{base.name}-{i}")
+        try:
+            candidate.mkdir()
+            return candidate
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"could not create a fresh run folder next to {base}")
 
 
 class _UnitFailed(Exception):

@@ -257,3 +257,10 @@ def test_public_benchmark_files_run_end_to_end(tmp_path: Path):
     assert {"5:adversarial", "knowledge-update", "temporal-reasoning_abs"} <= set(probes["original_category"])
     mapped = dict(zip(probes["original_category"], probes["category"]))
     assert mapped["5:adversarial"] == "abstention" and mapped["knowledge-update"] == "knowledge_update"
+
+
+def test_runs_started_in_the_same_second_get_separate_folders(tmp_path: Path):
+    cfg = _config(tmp_path, strategies=[{"name": "no_memory"}], limit_conversations=1)
+    a, b = Runner(cfg, progress=False), Runner(cfg, progress=False)
+    assert a.run_dir != b.run_dir and a.run_dir.is_dir() and b.run_dir.is_dir()
+    assert load_run(a.run()).manifest["status"] == load_run(b.run()).manifest["status"] == "completed"
