@@ -1,71 +1,200 @@
-"""Append-only JSONL records for a run folder, one atomic write per record.
+"""Append-only JSONL streams for a run folder, one complete line per record.
 
-Each record is serialised to one line and written with a single ``os.write`` on an
-``O_APPEND`` descriptor, then fsynced: a crash leaves either the whole line or nothing (a torn
-last line, at worst, which the reader skips), and concurrent writers never interleave.
+Guarantees (tested in ``tests/test_recorder.py`` and the fault suite):
+
+- **One record, one line.** Records are serialised with every line-breaking character escaped
+  (``\\n`` by JSON itself; U+2028, U+2029 and U+0085 explicitly), and readers split on ``\\n``
+  only, so text containing Unicode separators can never break a stream.
+- **No torn or interleaved lines.** Each line is written with ``O_APPEND`` in a loop until every
+  byte is out (short writes are completed), under a lock; ``units`` and ``memory_ops`` lines are
+  fsynced before the writer returns, so an event in the log means it is on disk.
+- **A crash leaves at most a torn last line**, which readers skip, and which the next writer
+  (a ``--resume``) cuts off before appending — so it never becomes a corrupt line mid-file.
+- **One writer per folder.** :class:`RunLock` takes an exclusive ``flock`` on the folder; a second
+  run or resume of the same folder is refused while the first holds it.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 import threading
 from pathlib import Path
 from typing import Any
 
-STREAMS = ("probes", "calls", "memory_ops", "turns", "units")
+from pydantic import BaseModel
+
+from memlab.records import STREAMS
+
+_SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
+_FSYNC_STREAMS = ("units", "memory_ops")
+
+
+def dumps_line(record: dict[str, Any] | BaseModel) -> bytes:
+    """One JSON line that no reader can split: JSON escapes \\n; Unicode line separators are escaped too."""
+    if isinstance(record, BaseModel):
+        text = record.model_dump_json()
+    else:
+        text = json.dumps(record, ensure_ascii=False, default=str)
+    for raw, escaped in _SEPARATORS.items():
+        if raw in text:
+            text = text.replace(raw, escaped)
+    return (text + "\n").encode("utf-8")
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is written (a short write is not an error in POSIX)."""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:
+            raise OSError(errno.EIO, "write returned 0 bytes")
+        view = view[n:]
+
+
+def repair_tail(path: Path) -> int:
+    """Cut a torn last line (no trailing newline) left by a crash; returns the bytes removed."""
+    if not path.exists():
+        return 0
+    size = path.stat().st_size
+    if size == 0:
+        return 0
+    with open(path, "rb+") as fh:
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return 0
+        chunk = 1 << 16
+        pos = size
+        while pos > 0:
+            start = max(0, pos - chunk)
+            fh.seek(start)
+            data = fh.read(pos - start)
+            nl = data.rfind(b"\n")
+            if nl >= 0:
+                keep = start + nl + 1
+                fh.truncate(keep)
+                return size - keep
+            pos = start
+        fh.truncate(0)
+        return size
 
 
 class RunRecorder:
+    """Appends records to ``<run_dir>/<stream>.jsonl``; thread-safe; repairs torn tails on open."""
+
     def __init__(self, run_dir: str | Path, *, fsync: bool = True) -> None:
         self.run_dir = Path(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.fsync = fsync
         self._fds: dict[str, int] = {}
         self._lock = threading.Lock()
+        self.repaired: dict[str, int] = {}
 
-    def write(self, stream: str, record: dict[str, Any]) -> None:
+    def _fd(self, stream: str) -> int:
+        fd = self._fds.get(stream)
+        if fd is None:
+            path = self.run_dir / f"{stream}.jsonl"
+            cut = repair_tail(path)
+            if cut:
+                self.repaired[stream] = cut
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._fds[stream] = fd
+        return fd
+
+    def write(self, stream: str, record: dict[str, Any] | BaseModel) -> None:
         if stream not in STREAMS:
             raise ValueError(f"unknown record stream {stream!r}")
-        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        line = dumps_line(record)
         with self._lock:
-            fd = self._fds.get(stream)
-            if fd is None:
-                fd = os.open(self.run_dir / f"{stream}.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-                self._fds[stream] = fd
-            os.write(fd, line)
-            if self.fsync and stream in ("units", "memory_ops"):
+            fd = self._fd(stream)
+            write_all(fd, line)
+            if self.fsync and stream in _FSYNC_STREAMS:
                 os.fsync(fd)  # a unit marked done / an op recorded must survive a crash
+
+    def write_many(self, records: list[tuple[str, dict[str, Any] | BaseModel]]) -> None:
+        for stream, record in records:
+            self.write(stream, record)
 
     def close(self) -> None:
         with self._lock:
             for fd in self._fds.values():
-                os.fsync(fd)
-                os.close(fd)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
             self._fds.clear()
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """Read a JSONL stream, skipping a torn final line left by a crash."""
+    """Read a JSONL stream, skipping a torn final line left by a crash; a corrupt line elsewhere
+    is an error naming the file and line."""
     path = Path(path)
     if not path.exists():
         return []
+    raw = path.read_bytes()
+    try:
+        lines = raw.decode("utf-8").split("\n")  # never str.splitlines(): it splits on U+2028 & co.
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 at byte {exc.start}") from None
     out = []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for i, line in enumerate(lines):
-        if not line.strip():
+    torn = not raw.endswith(b"\n")
+    for n, text in enumerate(lines, 1):
+        if not text.strip():
             continue
         try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            if i == len(lines) - 1:
+            out.append(json.loads(text))
+        except json.JSONDecodeError as exc:
+            if torn and n == len(lines):
                 continue  # torn last write from an interrupted run
-            raise ValueError(f"{path}:{i + 1}: corrupt record") from None
+            raise ValueError(f"{path}:{n}: corrupt record ({exc.msg})") from None
     return out
 
 
 def write_json_atomic(path: str | Path, data: Any) -> None:
     path = Path(path)
-    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp = path.with_suffix(path.suffix + f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
     os.replace(tmp, path)
+
+
+class RunLocked(RuntimeError):
+    """Another process is running or resuming this run folder."""
+
+
+class RunLock:
+    """Exclusive, non-blocking ``flock`` on ``<run_dir>/.lock`` for the life of a run (released by
+    the OS if the process dies, so a crashed run never leaves a stale lock)."""
+
+    def __init__(self, run_dir: str | Path) -> None:
+        self.path = Path(run_dir) / ".lock"
+        self.fd: int | None = None
+
+    def acquire(self) -> RunLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            try:
+                holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
+            finally:
+                os.close(fd)
+            raise RunLocked(f"{self.path.parent} is in use by another memlab process (pid {holder}); "
+                            "wait for it to finish or stop it before resuming") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self.fd = fd
+        return self
+
+    def release(self) -> None:
+        if self.fd is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+    def __enter__(self) -> RunLock:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

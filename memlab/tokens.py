@@ -57,3 +57,12 @@ def count_tokens(text: str, name: str = "cl100k_base") -> int:
 def count_message_tokens(messages: list[dict[str, str]], name: str = "cl100k_base") -> int:
     """Tokens of a chat request as OpenAI counts them (3 per message + 3 reply priming)."""
     return sum(3 + count_tokens(m.get("content") or "", name) + count_tokens(m.get("role", ""), name) for m in messages) + 3
+
+
+def truncate_tokens(text: str, max_tokens: int, name: str = "cl100k_base") -> str:
+    """The longest prefix of ``text`` that is at most ``max_tokens`` tokens."""
+    if max_tokens <= 0:
+        return ""
+    enc = encoding(name)
+    ids = enc.encode(text, disallowed_special=())
+    return text if len(ids) <= max_tokens else enc.decode(ids[:max_tokens])
