@@ -1,9 +1,16 @@
 """What a memory strategy is to the runner, and the values it hands back.
 
-A strategy sees a conversation one turn at a time (:meth:`Strategy.observe`) and, when a probe
-is asked, assembles the memory context the agent gets (:meth:`Strategy.context`). Every line of
-that context carries the dataset turn ids it derives from, so recall can be scored by
-provenance as well as by string match.
+A strategy owns its invocations. The runner replays a conversation turn by turn
+(:meth:`Strategy.observe`); the strategy keeps whatever memory it wants, calls its own roles
+or agent, and returns everything it did (memory operations, compressions, agent steps). When a
+probe is asked, :meth:`Strategy.answer` assembles the context, answers, and returns both, so
+the runner only schedules, records and scores. Every line of an injected context carries the
+dataset turn ids it derives from, so recall can be scored by provenance as well as by string.
+
+An *invocation* is one user message and the assistant/tool turns that follow it until the next
+user message; the runner marks each turn with its invocation index, its step within it and
+whether it is the invocation's last turn (it knows the next turn), so post-invocation work runs
+before a probe asked right after the invocation.
 """
 
 from __future__ import annotations
@@ -26,6 +33,12 @@ class TurnEvent:
     turn: Turn
     timestamp: datetime
     speaker: str
+    invocation: int = 0
+    """Index of the invocation this turn belongs to (0 for turns before the first user message)."""
+    step: int = 0
+    """Position within the invocation: 0 is the user message, 1.. the turns that follow it."""
+    ends_invocation: bool = True
+    """True when the next turn is a user message, or the conversation ends, after this one."""
 
     @property
     def line(self) -> str:
@@ -54,8 +67,8 @@ class MemoryContext:
     retrieval_latency_s: float = 0.0
     """Time spent inside the store's ``search`` calls only: what differs between backends."""
     retrieval_total_s: float = 0.0
-    """Whole retrieval step, including embedding the question (cached after its first use, so it
-    depends on which strategy asked first) and reranking."""
+    """Whole context assembly, including embedding the question (cached after its first use, so
+    it depends on which strategy asked first) and reranking."""
 
     @property
     def text(self) -> str:
@@ -69,8 +82,73 @@ class MemoryContext:
     def lines(self) -> list[ContextLine]:
         return [line for s in self.sections for line in s.lines]
 
+    def items(self) -> list[dict[str, Any]]:
+        """Line by line, with section and provenance: what content-preserving recall is scored on."""
+        return [{"text": line.text, "source_turn_ids": list(line.source_turn_ids), "kind": line.kind, "section": s.title}
+                for s in self.sections for line in s.lines]
+
     def source_turn_ids(self) -> set[str]:
         return {t for line in self.lines for t in line.source_turn_ids}
+
+
+@dataclass
+class CompressionEvent:
+    """One compression of working memory or history: what was folded, by which trigger, at what size."""
+
+    component: str
+    """What was compressed: ``history`` (conversation messages) or ``working_memory`` (an agent's steps)."""
+    trigger: str
+    step: int
+    tokens_before: int
+    tokens_after: int
+    folded_turn_ids: list[str]
+    summary: str
+    summary_source_turn_ids: list[str]
+    """Every turn the summary now stands for (cumulative over earlier compressions)."""
+    ok: bool = True
+    reason: str = ""
+
+    def record(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class AgentStep:
+    """One tool call an agent made (or tried to make), and what came of it."""
+
+    step: int
+    tool: str
+    args: dict[str, Any]
+    ok: bool = True
+    result_chars: int = 0
+    error: str | None = None
+    phase: str = "invocation"
+    """``invocation`` (while a scripted invocation is replayed) or ``probe`` (while answering)."""
+
+    def record(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class StepOutput:
+    """Everything a strategy did while taking in one turn (or starting / ending a conversation)."""
+
+    ops: list[MemoryEvent] = field(default_factory=list)
+    compressions: list[CompressionEvent] = field(default_factory=list)
+    agent_steps: list[AgentStep] = field(default_factory=list)
+    working_memory_tokens: int | None = None
+    """Size of the agent's working memory after the turn (None for strategies without one)."""
+
+
+@dataclass
+class Answer:
+    """A probe answered: the context that was injected, the answer (None on failure) and the steps taken."""
+
+    context: MemoryContext
+    answer: str | None
+    error: str | None = None
+    agent_steps: list[AgentStep] = field(default_factory=list)
+    latency_s: float = 0.0
 
 
 class Strategy(Protocol):
@@ -79,17 +157,20 @@ class Strategy(Protocol):
     def describe(self) -> dict[str, Any]:
         """The fully resolved spec (defaults filled in) for the manifest."""
 
-    def begin(self, conversation_id: str, namespace: str, *, fresh: bool) -> None:
-        """Start (or, after an interrupted attempt, restart) a conversation; ``fresh`` clears its namespace."""
+    def begin_unit(self, namespace: str) -> None:
+        """Start a unit of work on a store namespace: it is cleared (a fresh attempt starts from nothing)."""
 
-    def observe(self, event: TurnEvent) -> list[MemoryEvent]:
-        """Take in one turn; return the memory operations it caused."""
+    def begin_conversation(self, conversation_id: str) -> StepOutput:
+        """A new conversation in the current namespace: short-term state starts empty, long-term memory stays."""
 
-    def context(self, question: str, now: datetime) -> MemoryContext:
-        """Assemble the memory context for a question asked at ``now``."""
+    def observe(self, event: TurnEvent) -> StepOutput:
+        """Take in one turn; return what the strategy did."""
 
-    def end(self) -> list[MemoryEvent]:
-        """Conversation over (flush buffers); return any operations."""
+    def answer(self, question: str, now: datetime) -> Answer:
+        """Assemble the memory context for a question asked at ``now`` and answer it."""
+
+    def end_conversation(self) -> StepOutput:
+        """Conversation over (close the open invocation, promote, flush)."""
 
     def close(self) -> None:
         """Release stores."""

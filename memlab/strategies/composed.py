@@ -1,24 +1,42 @@
 """Strategies composed from components, presets, and spec resolution.
 
-A :class:`StrategySpec` names a preset and/or lists components per slot; :func:`resolve_spec`
-merges the preset with the overrides and fills every default, and that resolved dict is both
-what gets built and what the manifest records — so any run can be rebuilt from its manifest.
+A :class:`StrategySpec` names a preset and/or gives a component spec per slot;
+:func:`resolve_spec` merges the preset with the overrides and fills every default, and that
+resolved dict is both what gets built and what the manifest records — so any run can be rebuilt
+from its manifest. :class:`ComposedStrategy` is generic over the declared slots: it calls each
+component's hooks in slot order, assembles the context from their sections, and answers.
 """
 
 from __future__ import annotations
 
 import copy
+import inspect
+import re
 import time
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from memlab.memory.item import MemoryEvent
-from memlab.registry import Registry
-from memlab.strategies import consolidation, extraction, retrieval, short_term  # noqa: F401  (register components)
-from memlab.strategies.base import ContextLine, ContextSection, MemoryContext, TurnEvent
-from memlab.strategies.components import REGISTRIES, SLOTS, BuildEnv, build_component
+from memlab.memory.stores.base import STORES
+from memlab.registry import Registry, RegistryError
+from memlab.strategies.base import Answer, MemoryContext, StepOutput, TurnEvent
+from memlab.strategies.slots import SLOTS, STORE_SLOT, BuildEnv, Component, build_component, declare_slot, load_families, ordered_slots
+from memlab.strategies.state import Invocation, Query, StrategyState
+from memlab.strategies.tools import MemoryTool
+
+declare_slot(STORE_SLOT, "where long-term memories are stored (a storage backend)", order=0, registry=STORES)
+
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+=-]{0,99}$")
+"""Strategy and run names become folder names and store namespaces: no path separators or '..'."""
+
+
+def check_safe_name(value: str, what: str) -> str:
+    if not SAFE_NAME.match(value) or ".." in value:
+        raise ValueError(f"{what} {value!r} may contain only letters, digits and . _ @ + = - "
+                         "(no spaces or path separators; at most 100 characters)")
+    return value
+
 
 PRESETS: Registry[dict[str, Any]] = Registry("strategy preset")
 PRESETS.register("no_memory", {"description": "Lower bound: the agent sees only the question."})
@@ -49,74 +67,149 @@ PRESETS.register("message_rag", {
 
 
 class StrategySpec(BaseModel):
-    """A strategy as written in a YAML config or a notebook."""
+    """A strategy as written in a YAML config or a notebook: a name, an optional preset, and a
+    component spec (``{type: ..., params...}``) for any declared slot."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="allow")
     name: str
     preset: str | None = Field(default=None, description="Preset to start from; defaults to `name` when that is a preset.")
     description: str | None = None
-    short_term: dict[str, Any] | None = None
-    extractor: dict[str, Any] | None = None
-    consolidator: dict[str, Any] | None = None
-    store: dict[str, Any] | None = None
-    retriever: dict[str, Any] | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _safe(cls, v: str) -> str:
+        return check_safe_name(v, "strategy name")
+
+    @model_validator(mode="after")
+    def _known_slots(self) -> StrategySpec:
+        load_families()
+        for key, value in (self.model_extra or {}).items():
+            if key not in SLOTS:
+                import difflib
+
+                close = difflib.get_close_matches(key, list(SLOTS), n=2, cutoff=0.5)
+                hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+                raise ValueError(f"unknown slot {key!r}.{hint} Slots: {', '.join(sorted(SLOTS))}")
+            if value is not None and not isinstance(value, dict):
+                raise ValueError(f"slot {key!r} takes a component spec mapping like {{type: ...}}, got {value!r}")
+        return self
+
+    def slot(self, name: str) -> dict[str, Any] | None:
+        return (self.model_extra or {}).get(name)
+
+
+def _validate_params(slot: str, type_name: str, cls: type[Component], merged: dict[str, Any], strategy: str) -> dict[str, Any]:
+    try:
+        params = cls.Params.model_validate({k: v for k, v in merged.items() if k != "type"})
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or '(params)'}: {e['msg']}" for e in exc.errors())
+        raise ValueError(f"strategy {strategy!r}: {slot} {type_name!r}: {problems} "
+                         f"(its params: {', '.join(cls.Params.model_fields) or 'none'})") from None
+    return {"type": type_name, **params.model_dump(mode="json")}
+
+
+def validate_store_spec(spec: dict[str, Any], where: str) -> dict[str, Any]:
+    """Check a store spec's backend name and option names against the backend's constructor."""
+    spec = dict(spec)
+    backend = str(spec.get("type") or "")
+    cls = STORES.get(backend)
+    accepted = [p for p in inspect.signature(cls).parameters.values() if p.kind is not p.VAR_POSITIONAL]
+    if not any(p.kind is p.VAR_KEYWORD and p.name != "_" for p in accepted):
+        names = {p.name for p in accepted if p.kind is not p.VAR_KEYWORD}
+        for key in spec:
+            if key != "type" and key not in names:
+                import difflib
+
+                close = difflib.get_close_matches(key, sorted(names), n=2, cutoff=0.5)
+                hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+                raise ValueError(f"{where}: store {backend!r} has no option {key!r}.{hint} "
+                                 f"Its options: {', '.join(sorted(names)) or 'none'}")
+    return spec
 
 
 def resolve_spec(spec: StrategySpec | dict[str, Any]) -> dict[str, Any]:
     """Preset + overrides, every component's defaults filled in (validated)."""
+    load_families()
     spec = spec if isinstance(spec, StrategySpec) else StrategySpec.model_validate(spec)
     preset_name = spec.preset or (spec.name if spec.name in PRESETS else None)
-    has_components = any(getattr(spec, slot) is not None for slot in (*SLOTS, "store"))
+    has_components = any(spec.slot(s) is not None for s in SLOTS)
     if preset_name is None and not has_components:
         PRESETS.get(spec.name)  # raises "Unknown strategy preset ... Did you mean ...?"
     base = copy.deepcopy(PRESETS.get(preset_name)) if preset_name else {}
     out: dict[str, Any] = {"name": spec.name, "preset": preset_name,
                            "description": spec.description or base.get("description", "")}
-    for slot in (*SLOTS, "store"):
-        override = getattr(spec, slot)
-        merged = dict(base.get(slot) or {})
+    for slot in ordered_slots():
+        override = spec.slot(slot.name)
+        merged = dict(base.get(slot.name) or {})
         if override is not None:
             if override.get("type") and override.get("type") != merged.get("type"):
                 merged = {}
             merged.update(override)
         if not merged or merged.get("type") in (None, "none"):
-            out[slot] = None
+            out[slot.name] = None
             continue
-        if slot == "store":
-            out[slot] = merged
+        if slot.name == STORE_SLOT:
+            out[slot.name] = validate_store_spec(merged, f"strategy {spec.name!r}")
             continue
-        cls = REGISTRIES[slot].get(merged["type"])
-        try:
-            params = cls.Params.model_validate({k: v for k, v in merged.items() if k != "type"})
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or '(params)'}: {e['msg']}" for e in exc.errors())
-            raise ValueError(f"strategy {spec.name!r}: {slot} {merged['type']!r}: {problems} "
-                             f"(its params: {', '.join(cls.Params.model_fields) or 'none'})") from None
-        out[slot] = {"type": merged["type"], **params.model_dump(mode="json")}
-    if (out["extractor"] or out["retriever"]) and not out["store"]:
-        out["store"] = {"type": "in_memory"}
-    if out["store"] and not (out["extractor"] and out["retriever"]):
-        raise ValueError(f"strategy {spec.name!r}: a long-term store needs both an extractor and a retriever")
-    if out["extractor"] and not out["consolidator"]:
-        out["consolidator"] = {"type": "append"}
+        cls = slot.registry.get(str(merged["type"]))
+        out[slot.name] = _validate_params(slot.name, str(merged["type"]), cls, merged, spec.name)
+    _check_composition(out)
     return out
 
 
+def _check_composition(out: dict[str, Any]) -> None:
+    """Cross-slot rules: what a component needs from its neighbours."""
+    name = out["name"]
+    if (out.get("extractor") or out.get("retriever")) and not out.get(STORE_SLOT):
+        out[STORE_SLOT] = {"type": "in_memory"}
+    if out.get(STORE_SLOT) and not (out.get("extractor") and out.get("retriever")):
+        raise ValueError(f"strategy {name!r}: a long-term store needs both an extractor and a retriever")
+    if out.get("extractor") and not out.get("consolidator"):
+        out["consolidator"] = {"type": "append"}
+    if (out.get("extractor") or {}).get("type") == "agent_tool" and not out.get("agent"):
+        raise ValueError(f"strategy {name!r}: extractor 'agent_tool' writes through an agent's tools; add an agent slot")
+
+
+def describe_components(resolved: dict[str, Any]) -> str:
+    """``short_term=recent_window(n=6); extractor=post_turn; ...`` from a resolved strategy spec."""
+    load_families()
+    parts = []
+    for slot in sorted(SLOTS.values(), key=lambda s: (s.name == STORE_SLOT, s.order, s.name)):
+        spec = resolved.get(slot.name)
+        if not spec:
+            continue
+        params = ",".join(f"{k}={_short(v)}" for k, v in spec.items() if k != "type")
+        parts.append(f"{slot.name}={spec.get('type')}" + (f"({params})" if params else ""))
+    return "; ".join(parts) or "none"
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, dict) and "type" in v:
+        inner = ",".join(f"{k}={x}" for k, x in v.items() if k != "type")
+        return f"{v['type']}({inner})" if inner else str(v["type"])
+    return str(v)
+
+
 class ComposedStrategy:
-    """A strategy assembled from a resolved spec. Namespaces are scoped per run and strategy."""
+    """A strategy assembled from a resolved spec; generic over the declared slots."""
 
     def __init__(self, resolved: dict[str, Any], env: BuildEnv, namespace_prefix: str = "") -> None:
         self.resolved = resolved
         self.name = resolved["name"]
         self.env = env
         self.prefix = namespace_prefix
-        self.short_term = build_component("short_term", resolved.get("short_term"), env)
-        self.extractor = build_component("extractor", resolved.get("extractor"), env)
-        self.consolidator = build_component("consolidator", resolved.get("consolidator"), env)
-        self.retriever = build_component("retriever", resolved.get("retriever"), env)
-        self.store = env.make_store(resolved["store"]) if resolved.get("store") else None
-        self.namespace = ""
-        self.store_ns = ""
+        self.parts: list[Component] = []
+        for slot in ordered_slots():
+            if slot.name != STORE_SLOT:
+                comp = build_component(slot.name, resolved.get(slot.name), env)
+                if comp is not None:
+                    self.parts.append(comp)
+        self.store = env.make_store(resolved[STORE_SLOT]) if resolved.get(STORE_SLOT) else None
+        self.state = StrategyState(env=env, store=self.store, assemble_context=self.context)
+        self.agent = next((c for c in self.parts if c.slot == "agent"), None)
+
+    def component(self, slot: str) -> Component | None:
+        return next((c for c in self.parts if c.slot == slot), None)
 
     def describe(self) -> dict[str, Any]:
         out = dict(self.resolved)
@@ -124,50 +217,90 @@ class ComposedStrategy:
             out["store_resolved"] = self.store.describe()
         return out
 
-    def begin(self, conversation_id: str, namespace: str, *, fresh: bool) -> None:
-        self.namespace = namespace
-        self.store_ns = f"{self.prefix}{namespace}"
-        self.conversation_id = conversation_id
-        for comp in (self.short_term, self.extractor):
-            if comp is not None:
-                comp.begin(namespace)
-        if self.store is not None and fresh:
-            self.store.reset(self.store_ns)
+    def failures(self) -> int:
+        return sum(c.failures for c in self.parts)
 
-    def observe(self, event: TurnEvent) -> list[MemoryEvent]:
-        events: list[MemoryEvent] = []
-        if self.short_term is not None:
-            events += self.short_term.observe(event)
-        if self.extractor is not None:
-            cands = self.extractor.candidates(event)
-            if cands:
-                events += self.consolidator.apply(self.store, self.store_ns, cands, event.timestamp)
-        return events
+    # -- lifecycle -------------------------------------------------------------------------------
+    def begin_unit(self, namespace: str) -> None:
+        st = self.state
+        st.namespace = f"{self.prefix}{namespace}"
+        st.ids.reset(st.namespace)
+        if self.store is not None:
+            self.store.reset(st.namespace)
+        for c in self.parts:
+            c.begin_unit(st)
 
-    def context(self, question: str, now: datetime) -> MemoryContext:
+    def begin_conversation(self, conversation_id: str) -> StepOutput:
+        st = self.state
+        st.conversation_id = conversation_id
+        st.invocation = None
+        st.candidates = []
+        for c in self.parts:
+            c.begin_conversation(st)
+        return st.take()
+
+    def observe(self, event: TurnEvent) -> StepOutput:
+        st = self.state
+        st.now = event.timestamp
+        if st.invocation is None or st.invocation.index != event.invocation:
+            st.invocation = Invocation(event.invocation)
+        st.invocation.events.append(event)
+        for c in self.parts:
+            c.on_turn(event, st)
+        if event.ends_invocation:
+            for c in self.parts:
+                c.on_invocation_end(st.invocation, st)
+        return self._take()
+
+    def end_conversation(self) -> StepOutput:
+        for c in self.parts:
+            c.on_conversation_end(self.state)
+        return self._take()
+
+    def _take(self) -> StepOutput:
+        out = self.state.take()
+        if self.agent is not None:
+            out.working_memory_tokens = getattr(self.agent, "working_memory_tokens", None)
+        return out
+
+    # -- context and answers ---------------------------------------------------------------------
+    def tools(self, *, phase: str = "invocation") -> list[MemoryTool]:
+        """Every memory tool the components offer (write tools withheld while answering a probe)."""
+        tools = [t for c in self.parts for t in c.tools(self.state)]
+        return [t for t in tools if not (phase == "probe" and t.writes)]
+
+    def context(self, query: Query) -> MemoryContext:
+        st = self.state
         ctx = MemoryContext()
-        if self.retriever is not None:
-            timed = _SearchTimer(self.store)
-            t0 = time.perf_counter()
-            hits = self.retriever.retrieve(timed, self.store_ns, question, now)
-            ctx.retrieval_total_s = time.perf_counter() - t0
-            ctx.retrieval_latency_s = timed.elapsed_s
-            lines = [
-                ContextLine(text=_memory_line(h.item), source_turn_ids=list(h.item.source_turn_ids), kind=h.item.kind, score=h.score)
-                for h in hits
-            ]
-            ctx.sections.append(ContextSection("Long-term memory", lines))
-        if self.short_term is not None:
-            ctx.sections.extend(self.short_term.sections())
+        timed = _SearchTimer(self.store) if self.store is not None else None
+        st.store = timed if timed is not None else self.store
+        t0 = time.perf_counter()
+        try:
+            for c in sorted(self.parts, key=lambda c: c.context_order):
+                ctx.sections.extend(c.context_sections(query, st))
+        finally:
+            st.store = self.store
+        ctx.retrieval_total_s = time.perf_counter() - t0
+        ctx.retrieval_latency_s = timed.elapsed_s if timed is not None else 0.0
         return ctx
 
-    def end(self) -> list[MemoryEvent]:
-        return []
+    def answer(self, question: str, now: datetime) -> Answer:
+        from memlab.roles.program import RoleFailure
 
-    def failures(self) -> int:
-        return sum(getattr(c, "failures", 0) for c in (self.short_term, self.extractor, self.consolidator) if c is not None)
+        query = Query(question, now, self.env.embedder)
+        if self.agent is not None and hasattr(self.agent, "answer"):
+            return self.agent.answer(query, self.state)
+        ctx = self.context(query)
+        t0 = time.perf_counter()
+        try:
+            out = self.env.roles.answer(context=ctx.text or "(no memory)", question=question, date=now.date().isoformat())
+            return Answer(ctx, str(out["answer"]).strip(), latency_s=time.perf_counter() - t0)
+        except RoleFailure as exc:
+            return Answer(ctx, None, error=str(exc), latency_s=time.perf_counter() - t0)
 
     def close(self) -> None:
+        for c in self.parts:
+            c.close()
         if self.store is not None:
             self.store.close()
 
@@ -193,10 +326,9 @@ class _SearchTimer:
         return getattr(self._store, name)
 
 
-def _memory_line(item) -> str:
-    date = item.metadata.get("date")
-    return f"[{date}] {item.text}" if date else item.text
-
-
 def build_strategy(spec: StrategySpec | dict[str, Any], env: BuildEnv, namespace_prefix: str = "") -> ComposedStrategy:
     return ComposedStrategy(resolve_spec(spec), env, namespace_prefix)
+
+
+__all__ = ["PRESETS", "ComposedStrategy", "StrategySpec", "build_strategy", "describe_components", "resolve_spec",
+           "RegistryError", "check_safe_name", "validate_store_spec"]

@@ -1,67 +1,38 @@
-"""Extraction: which turns become long-term memory candidates, and how.
+"""Extraction: how long-term memory candidates get proposed — one design axis memlab exists for.
 
+Per message (today's classic designs):
 - ``post_turn``: after each turn by an allowed role, the ExtractFacts role (purpose ``extract``)
-  turns the message into zero or more facts. The classic "extract after each invocation" design.
+  turns the message into zero or more facts.
 - ``gated``: the ShouldRemember role (purpose ``gate``) classifies each message on the hot path;
   only messages it keeps go through ExtractFacts. Cheaper when most turns are chit-chat.
 - ``verbatim``: store every message of an allowed role as-is (no model calls) — the raw-RAG
   baseline, and an upper bound on what extraction can lose.
 
-Each candidate carries the id of the turn it came from (provenance).
+Per invocation (seed 000's two options):
+- ``post_pass``: after each invocation, ONE extraction call over the invocation's transcript
+  (ExtractFromTranscript, purpose ``extract``) proposes facts, each citing the turns it came from.
+- ``agent_tool``: facts are written only when the agent calls ``store_fact`` / ``update_fact`` /
+  ``delete_fact`` while it works; the tool schemas and calls are part of the agent's own prompts
+  (purpose ``agent``). This component only offers those tools; without an agent, or when the
+  agent calls no tool, nothing is written.
+
+Every candidate carries the ids of the turns it came from (provenance); the consolidator decides
+what it does to the store.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from memlab.memory.item import MemoryEvent, Op
 from memlab.roles.program import RoleFailure
 from memlab.strategies.base import TurnEvent
-from memlab.strategies.components import Component, Params, component
+from memlab.strategies.slots import Component, Params, component, declare_slot
+from memlab.strategies.state import Candidate, Invocation, StrategyState
+from memlab.strategies.tools import MemoryTool, object_schema
+
+declare_slot("extractor", "how long-term memory candidates are proposed", order=30)
 
 
-@dataclass
-class Candidate:
-    text: str
-    kind: str
-    source_turn_ids: list[str]
-    importance: float | None = None
-    metadata: dict = field(default_factory=dict)
-
-
-class Extractor(Component):
-    failures: int = 0
-
-    def __init__(self, params, env) -> None:
-        super().__init__(params, env)
-        self.recent: list[TurnEvent] = []
-        self.failures = 0
-
-    def begin(self, namespace: str) -> None:
-        self.recent = []
-
-    def candidates(self, event: TurnEvent) -> list[Candidate]:
-        raise NotImplementedError
-
-    def _allowed(self, event: TurnEvent) -> bool:
-        return event.turn.role in self.params.roles
-
-    def _remember(self, event: TurnEvent) -> None:
-        self.recent = (self.recent + [event])[-4:]
-
-    def _extract(self, event: TurnEvent, kind: str = "fact", importance: float | None = None) -> list[Candidate]:
-        context = "\n".join(e.line for e in self.recent[-3:])
-        try:
-            res = self.env.roles.extract(
-                message=event.turn.text, speaker=_speaker(event), context=context, date=event.timestamp.date().isoformat()
-            )
-        except RoleFailure:
-            self.failures += 1
-            return []
-        facts = [str(f).strip() for f in res.get("facts") or [] if str(f).strip()]
-        return [Candidate(f, kind, [event.turn.id], importance) for f in facts]
-
-
-def _speaker(event: TurnEvent) -> str:
+def speaker_label(event: TurnEvent) -> str:
     t = event.turn
     if t.role == "tool":
         return f"tool: {t.tool_name or 'tool'}"
@@ -73,41 +44,165 @@ class _RolesParams(Params):
     """Message roles whose turns are considered (user; add 'tool' for agentic observations)."""
 
 
-@component("extractor", "post_turn")
-class PostTurnExtractor(Extractor):
+class PerMessage(Component):
+    """Shared by the per-message extractors: which roles count, and a few preceding messages as context."""
+
     Params = _RolesParams
 
-    def candidates(self, event: TurnEvent) -> list[Candidate]:
-        out = self._extract(event) if self._allowed(event) else []
-        self._remember(event)
-        return out
+    def begin_conversation(self, state: StrategyState) -> None:
+        self.recent: list[TurnEvent] = []
+
+    def on_turn(self, event: TurnEvent, state: StrategyState) -> None:
+        if event.turn.role in self.params.roles:
+            state.candidates.extend(self.propose(event))
+        self.recent = (self.recent + [event])[-4:]
+
+    def propose(self, event: TurnEvent) -> list[Candidate]:
+        raise NotImplementedError
+
+    def _extract(self, event: TurnEvent, kind: str = "fact", importance: float | None = None) -> list[Candidate]:
+        context = "\n".join(e.line for e in self.recent[-3:])
+        try:
+            res = self.env.roles.extract(message=event.turn.text, speaker=speaker_label(event), context=context,
+                                         date=event.timestamp.date().isoformat())
+        except RoleFailure:
+            self.failures += 1
+            return []
+        facts = [str(f).strip() for f in res.get("facts") or [] if str(f).strip()]
+        return [Candidate(f, kind, [event.turn.id], importance) for f in facts]
+
+
+@component("extractor", "post_turn")
+class PostTurnExtractor(PerMessage):
+    """One ExtractFacts call after every message of an allowed role."""
+
+    def propose(self, event: TurnEvent) -> list[Candidate]:
+        return self._extract(event)
 
 
 @component("extractor", "gated")
-class GatedExtractor(Extractor):
+class GatedExtractor(PerMessage):
+    """A ShouldRemember gate on every message; only kept messages are extracted."""
+
     class Params(_RolesParams):
         min_importance: float = 0.3
 
-    def candidates(self, event: TurnEvent) -> list[Candidate]:
-        out: list[Candidate] = []
-        if self._allowed(event):
-            try:
-                verdict = self.env.roles.gate(message=event.turn.text, speaker=_speaker(event))
-            except RoleFailure:
-                self.failures += 1
-                verdict = {"remember": False}
-            if verdict.get("remember") and float(verdict.get("importance") or 0) >= self.params.min_importance:
-                kind = verdict.get("kind") if verdict.get("kind") not in (None, "none") else "fact"
-                out = self._extract(event, kind=kind, importance=float(verdict.get("importance") or 0))
-        self._remember(event)
-        return out
+    def propose(self, event: TurnEvent) -> list[Candidate]:
+        try:
+            verdict = self.env.roles.gate(message=event.turn.text, speaker=speaker_label(event))
+        except RoleFailure:
+            self.failures += 1
+            return []
+        importance = float(verdict.get("importance") or 0)
+        if not verdict.get("remember") or importance < self.params.min_importance:
+            return []
+        kind = verdict.get("kind") if verdict.get("kind") not in (None, "none") else "fact"
+        return self._extract(event, kind=kind, importance=importance)
 
 
 @component("extractor", "verbatim")
-class VerbatimExtractor(Extractor):
-    Params = _RolesParams
+class VerbatimExtractor(PerMessage):
+    """Every message of an allowed role stored as-is (no model calls)."""
 
-    def candidates(self, event: TurnEvent) -> list[Candidate]:
-        if not self._allowed(event):
-            return []
+    def propose(self, event: TurnEvent) -> list[Candidate]:
         return [Candidate(f"{event.speaker}: {event.turn.text}", "message", [event.turn.id])]
+
+
+@component("extractor", "post_pass")
+class PostPassExtractor(Component):
+    """One extraction call over each finished invocation's transcript."""
+
+    class Params(Params):
+        roles: list[str] = ["user", "tool"]
+        """Roles whose turns the transcript shows (the assistant's own words are left out by default)."""
+
+    def on_invocation_end(self, invocation: Invocation, state: StrategyState) -> None:
+        events = [e for e in invocation.events if e.turn.role in self.params.roles]
+        if not events:
+            return
+        transcript = "\n".join(f"[{e.turn.id}] {speaker_label(e)}: {e.turn.text}" for e in events)
+        try:
+            res = self.env.roles.extract_invocation(transcript=transcript, date=events[0].timestamp.date().isoformat())
+        except RoleFailure:
+            self.failures += 1
+            return
+        known = {e.turn.id for e in events}
+        for fact in res.get("facts") or []:
+            text, cited = _sourced(fact)
+            if not text:
+                continue
+            sources = [t for t in cited if t in known] or sorted(known, key=[e.turn.id for e in events].index)
+            state.candidates.append(Candidate(text, "fact", sources))
+
+
+def _sourced(fact: object) -> tuple[str, list[str]]:
+    """A fact from ExtractFromTranscript: a {text, turn_ids} object, or a bare string (no citation)."""
+    if isinstance(fact, dict):
+        return str(fact.get("text") or "").strip(), [str(t) for t in fact.get("turn_ids") or []]
+    text = getattr(fact, "text", None)
+    if text is not None:
+        return str(text).strip(), [str(t) for t in getattr(fact, "turn_ids", []) or []]
+    return str(fact).strip(), []
+
+
+@component("extractor", "agent_tool")
+class AgentToolExtractor(Component):
+    """Facts are written only through the agent's store_fact / update_fact / delete_fact tools."""
+
+    def begin_conversation(self, state: StrategyState) -> None:
+        self.current: TurnEvent | None = None
+
+    def on_turn(self, event: TurnEvent, state: StrategyState) -> None:
+        self.current = event  # tool calls made while this turn is in view cite it
+
+    def tools(self, state: StrategyState) -> list[MemoryTool]:
+        def cite() -> list[str]:
+            inv = state.invocation
+            return [self.current.turn.id] if self.current is not None else (inv.turn_ids[-1:] if inv else [])
+
+        def store_fact(args: dict) -> str:
+            text = str(args.get("text") or "").strip()
+            if not text:
+                raise ValueError("store_fact needs a non-empty 'text'")
+            state.candidates.append(Candidate(text, str(args.get("kind") or "fact"), cite(), origin="agent_tool"))
+            return f"queued for storage: {text}"
+
+        def update_fact(args: dict) -> str:
+            item = _existing(state, args)
+            text = str(args.get("text") or "").strip()
+            if not text:
+                raise ValueError("update_fact needs the new 'text'")
+            new = item.model_copy(update={"text": text, "updated_at": state.now,
+                                          "source_turn_ids": sorted(set(item.source_turn_ids) | set(cite()))})
+            state.store.update(new, self.env.embedder.embed([text])[0])
+            state.emit(MemoryEvent(op=Op.UPDATE, item_id=item.id, namespace=state.namespace, kind=new.kind, text=text,
+                                   previous_text=item.text, source_turn_ids=new.source_turn_ids,
+                                   reason="agent tool: update_fact", store=state.store.name))
+            return f"updated {item.id}"
+
+        def delete_fact(args: dict) -> str:
+            item = _existing(state, args)
+            state.store.update(item.model_copy(update={"valid": False, "updated_at": state.now}))
+            state.emit(MemoryEvent(op=Op.DELETE, item_id=item.id, namespace=state.namespace, kind=item.kind,
+                                   text=item.text, previous_text=item.text, source_turn_ids=cite(),
+                                   reason="agent tool: delete_fact (invalidated)", store=state.store.name))
+            return f"deleted {item.id}"
+
+        return [
+            MemoryTool("store_fact", "Store a durable fact about the user or their world in long-term memory.",
+                       object_schema(["text"], text=("string", "the fact, one self-contained sentence"),
+                                     kind=("string", "fact | preference | event")), store_fact, writes=True),
+            MemoryTool("update_fact", "Replace the text of a stored fact (by its id from retrieve_facts) with a corrected one.",
+                       object_schema(["id", "text"], id=("string", "memory id"), text=("string", "the corrected fact")),
+                       update_fact, writes=True),
+            MemoryTool("delete_fact", "Retract a stored fact (by its id from retrieve_facts) that is no longer true.",
+                       object_schema(["id"], id=("string", "memory id")), delete_fact, writes=True),
+        ]
+
+
+def _existing(state: StrategyState, args: dict):
+    item_id = str(args.get("id") or "").strip()
+    found = state.store.get(state.namespace, [item_id]) if item_id else []
+    if not found or not found[0].valid:
+        raise ValueError(f"no current memory with id {item_id!r} (use retrieve_facts to find ids)")
+    return found[0]

@@ -6,6 +6,9 @@
 - ``hybrid``: union of vector and keyword candidates (``pool`` × k each), reranked by
   ``w_similarity``·cosine + ``w_keyword``·normalised keyword score + ``w_recency``·exp(−age/half-life)
   + ``w_importance``·importance.
+
+Every retriever also offers the agent a ``retrieve_facts(query)`` tool (mid-invocation retrieval),
+which lists memories with their ids so the agent can update or delete them.
 """
 
 from __future__ import annotations
@@ -14,38 +17,75 @@ import math
 from datetime import datetime
 
 from memlab.memory.item import ScoredItem
-from memlab.strategies.components import Component, Params, component
+from memlab.strategies.base import ContextLine, ContextSection
+from memlab.strategies.slots import Component, Params, component, declare_slot
+from memlab.strategies.state import Query, StrategyState
+from memlab.strategies.tools import MemoryTool, object_schema
+
+declare_slot("retriever", "which long-term memories are injected for a question", order=80)
+
+
+def memory_line(item) -> str:
+    date = item.metadata.get("date")
+    return f"[{date}] {item.text}" if date else item.text
 
 
 class Retriever(Component):
     class Params(Params):
         k: int = 8
 
-    def retrieve(self, store, namespace: str, question: str, now: datetime) -> list[ScoredItem]:
+    context_order = 20
+    section_title = "Long-term memory"
+
+    def retrieve(self, store, namespace: str, query: Query) -> list[ScoredItem]:
         raise NotImplementedError
+
+    def context_sections(self, query: Query, state: StrategyState) -> list[ContextSection]:
+        hits = self.retrieve(state.store, state.namespace, query)
+        lines = [ContextLine(text=memory_line(h.item), source_turn_ids=list(h.item.source_turn_ids), kind=h.item.kind,
+                             score=h.score) for h in hits]
+        return [ContextSection(self.section_title, lines)]
+
+    def tools(self, state: StrategyState) -> list[MemoryTool]:
+        def retrieve_facts(args: dict) -> str:
+            question = str(args.get("query") or "").strip()
+            if not question:
+                raise ValueError("retrieve_facts needs a 'query'")
+            hits = self.retrieve(state.store, state.namespace, Query(question, state.now, self.env.embedder))
+            return "\n".join(f"- ({h.item.id}) {memory_line(h.item)}" for h in hits) or "(no matching memories)"
+
+        return [MemoryTool("retrieve_facts", "Search long-term memory for facts relevant to a query; returns them with their ids.",
+                           object_schema(query=("string", "what to look for")), retrieve_facts)]
 
 
 @component("retriever", "vector")
 class VectorRetriever(Retriever):
-    def retrieve(self, store, namespace, question, now):
-        vec = self.env.embedder.embed([question])[0]
-        return store.search(namespace, embedding=vec, k=self.params.k)
+    """Cosine top-k over the memories' embeddings."""
+
+    def retrieve(self, store, namespace, query):
+        return store.search(namespace, embedding=query.embedding(), k=self.params.k)
 
 
 @component("retriever", "keyword")
 class KeywordRetriever(Retriever):
-    def retrieve(self, store, namespace, question, now):
-        return store.search(namespace, text=question, k=self.params.k)
+    """The store's keyword search (BM25 / full-text)."""
+
+    def retrieve(self, store, namespace, query):
+        return store.search(namespace, text=query.question, k=self.params.k)
 
 
 @component("retriever", "recency")
 class RecencyRetriever(Retriever):
-    def retrieve(self, store, namespace, question, now):
+    """The k most recent memories, whatever the question."""
+
+    def retrieve(self, store, namespace, query):
         return store.search(namespace, k=self.params.k)
 
 
 @component("retriever", "hybrid")
 class HybridRetriever(Retriever):
+    """Vector and keyword candidates reranked with similarity, keyword, recency and importance weights."""
+
     class Params(Params):
         k: int = 8
         pool: int = 3
@@ -55,11 +95,11 @@ class HybridRetriever(Retriever):
         w_importance: float = 0.0
         half_life_days: float = 30.0
 
-    def retrieve(self, store, namespace, question, now):
+    def retrieve(self, store, namespace, query):
         p = self.params
-        vec = self.env.embedder.embed([question])[0]
+        vec = query.embedding()
         by_vec = store.search(namespace, embedding=vec, k=p.k * p.pool)
-        by_kw = store.search(namespace, text=question, k=p.k * p.pool)
+        by_kw = store.search(namespace, text=query.question, k=p.k * p.pool)
         items = {h.item.id: h.item for h in by_vec + by_kw}
         if not items:
             return []
@@ -73,12 +113,12 @@ class HybridRetriever(Retriever):
         kws = {h.item.id: h.score / kw_max for h in by_kw}
         scored = []
         for iid, item in items.items():
-            age_days = max(0.0, (_naive(now) - _naive(item.created_at)).total_seconds() / 86400)
+            age_days = max(0.0, (_naive(query.now) - _naive(item.created_at)).total_seconds() / 86400)
             recency = math.exp(-age_days * math.log(2) / p.half_life_days)
             importance = float(item.metadata.get("importance") or 0.0)
             s = p.w_similarity * sims.get(iid, 0.0) + p.w_keyword * kws.get(iid, 0.0) + p.w_recency * recency + p.w_importance * importance
             scored.append(ScoredItem(item=item, score=s))
-        scored.sort(key=lambda h: -h.score)
+        scored.sort(key=lambda h: (-h.score, h.item.created_at, h.item.id))
         return scored[: p.k]
 
 

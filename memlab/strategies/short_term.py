@@ -1,33 +1,40 @@
-"""Short-term memory: what of the current conversation's messages goes into the prompt.
+"""Short-term memory: what of the current conversation goes into the prompt.
 
 - ``full_history``: every message so far (the upper bound; cost grows with history).
 - ``recent_window``: the last ``n`` messages.
-- ``rolling_summary``: the last ``n`` messages plus a summary of older ones, re-summarised
-  every ``every`` message pairs through the Summarize role (purpose ``summarize``).
+- ``summarizing``: the messages plus a summary of older ones; a trigger (``every_n_steps``,
+  ``token_threshold``, ``never``; see :mod:`memlab.strategies.triggers`) decides when to fold
+  all but the last ``keep_recent`` messages into the summary (Summarize role, purpose
+  ``summarize``). Each compression is recorded with the turns it folded.
+- ``rolling_summary``: ``summarizing`` with ``every_n_steps(2·every)`` and ``keep_recent = n``
+  (re-summarise each time ``every`` more message pairs have left an ``n``-message window).
+- ``invocation_summaries``: conversation memory in seed 000's sense — at the end of every
+  invocation, one summary of it ("user asked X, the agent did Y, the result was Z") is kept;
+  the prompt gets those summaries (the current invocation is the agent's working memory).
 """
 
 from __future__ import annotations
 
-from memlab.memory.item import MemoryEvent
-from memlab.roles.program import RoleFailure
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from memlab.memory.item import MemoryEvent, Op
 from memlab.strategies.base import ContextLine, ContextSection, TurnEvent
-from memlab.strategies.components import Component, Params, component
+from memlab.strategies.slots import Component, Params, component, declare_slot
+from memlab.strategies.triggers import Compressor, Entry, make_trigger, resolve_trigger
+
+declare_slot("short_term", "what of the current conversation goes into the prompt", order=10)
 
 
 class ShortTerm(Component):
-    def __init__(self, params: Params, env) -> None:
-        super().__init__(params, env)
+    context_order = 60
+
+    def begin_conversation(self, state) -> None:
         self.buffer: list[TurnEvent] = []
 
-    def begin(self, namespace: str) -> None:
-        self.buffer = []
-
-    def observe(self, event: TurnEvent) -> list[MemoryEvent]:
+    def on_turn(self, event: TurnEvent, state) -> None:
         self.buffer.append(event)
-        return []
-
-    def sections(self) -> list[ContextSection]:
-        raise NotImplementedError
 
 
 def _lines(events: list[TurnEvent]) -> list[ContextLine]:
@@ -36,62 +43,132 @@ def _lines(events: list[TurnEvent]) -> list[ContextLine]:
 
 @component("short_term", "full_history")
 class FullHistory(ShortTerm):
-    def sections(self) -> list[ContextSection]:
+    """Every message of the conversation so far."""
+
+    def context_sections(self, query, state) -> list[ContextSection]:
         return [ContextSection("Conversation history", _lines(self.buffer))]
 
 
 @component("short_term", "recent_window")
 class RecentWindow(ShortTerm):
+    """The last n messages."""
+
     class Params(Params):
-        n: int = 10
+        n: int = Field(default=10, ge=0)
         """Number of most recent messages kept verbatim."""
 
-    def sections(self) -> list[ContextSection]:
+    def context_sections(self, query, state) -> list[ContextSection]:
         n = self.params.n
         return [ContextSection("Recent messages", _lines(self.buffer[-n:] if n > 0 else []))]
 
 
+class _SummarizingParams(Params):
+    trigger: dict[str, Any] = Field(default_factory=lambda: {"type": "every_n_steps", "n": 20})
+    """When to compress (a trigger spec: never | every_n_steps | token_threshold)."""
+    keep_recent: int = Field(default=10, ge=0)
+    """Messages kept verbatim after a compression."""
+
+    @field_validator("trigger", mode="before")
+    @classmethod
+    def _resolve(cls, v: Any) -> dict[str, Any]:
+        resolved = resolve_trigger(v)
+        if resolved["type"] == "agent_driven":
+            raise ValueError("agent_driven needs an agent (use it for the agent's working memory)")
+        return resolved
+
+
+@component("short_term", "summarizing")
+class Summarizing(Component):
+    """Messages plus a summary of older ones, compressed when a trigger fires."""
+
+    Params = _SummarizingParams
+    context_order = 60
+
+    def _trigger_spec(self) -> dict[str, Any]:
+        return self.params.trigger
+
+    def _keep_recent(self) -> int:
+        return self.params.keep_recent
+
+    def begin_conversation(self, state) -> None:
+        self.compressor = Compressor(make_trigger(self._trigger_spec()), self._keep_recent(),
+                                     self.env.roles.summarize, component="history")
+
+    def on_turn(self, event: TurnEvent, state) -> None:
+        self.compressor.add(Entry(event.line, [event.turn.id]))
+        previous = self.compressor.summary
+        comp = self.compressor.maybe_compress()
+        if comp is None:
+            return
+        state.compressed(comp)
+        if not comp.ok:
+            self.failures += 1
+            return
+        state.emit(MemoryEvent(op=Op.UPDATE if previous else Op.ADD, item_id="summary", namespace=state.namespace,
+                               kind="summary", text=comp.summary, previous_text=previous or None,
+                               source_turn_ids=comp.summary_source_turn_ids, reason=f"compressed ({comp.trigger})"))
+
+    def context_sections(self, query, state) -> list[ContextSection]:
+        c = self.compressor
+        out = []
+        if c.summary:
+            out.append(ContextSection("Summary of earlier conversation",
+                                      [ContextLine(c.summary, list(c.summary_sources), kind="summary")]))
+        out.append(ContextSection("Recent messages",
+                                  [ContextLine(e.text, list(e.turn_ids), kind="message") for e in c.entries]))
+        return out
+
+
 @component("short_term", "rolling_summary")
-class RollingSummary(ShortTerm):
+class RollingSummary(Summarizing):
+    """Last n messages plus a summary re-written every `every` message pairs (summarizing + every_n_steps)."""
+
     class Params(Params):
-        n: int = 10
+        n: int = Field(default=10, ge=0)
         """Recent messages kept verbatim."""
-        every: int = 5
+        every: int = Field(default=5, ge=1)
         """Re-summarise after this many new message pairs have left the window."""
 
-    def begin(self, namespace: str) -> None:
-        super().begin(namespace)
-        self.summary = ""
-        self.summary_sources: list[str] = []
-        self.summarised_upto = 0
-        self.failures = 0
+    def _trigger_spec(self) -> dict[str, Any]:
+        return {"type": "every_n_steps", "n": 2 * self.params.every}
 
-    def observe(self, event: TurnEvent) -> list[MemoryEvent]:
-        self.buffer.append(event)
-        out_of_window = len(self.buffer) - self.params.n
-        if out_of_window - self.summarised_upto >= 2 * self.params.every:
-            chunk = self.buffer[self.summarised_upto : out_of_window]
-            try:
-                res = self.env.roles.summarize(
-                    previous_summary=self.summary, messages="\n".join(e.line for e in chunk)
-                )
-            except RoleFailure:
-                self.failures += 1  # keep the old summary; the failed call is in the call log
-                return []
-            previous = self.summary
-            self.summary = str(res["summary"]).strip()
-            self.summary_sources = sorted(set(self.summary_sources) | {e.turn.id for e in chunk})
-            self.summarised_upto = out_of_window
-            return [MemoryEvent(op="UPDATE" if previous else "ADD", item_id="summary", namespace=event.namespace,
-                                kind="summary", text=self.summary, previous_text=previous or None,
-                                source_turn_ids=self.summary_sources, reason="rolling summary")]
-        return []
+    def _keep_recent(self) -> int:
+        return self.params.n
 
-    def sections(self) -> list[ContextSection]:
-        recent = self.buffer[self.summarised_upto :]  # everything not yet folded into the summary
-        out = []
-        if self.summary:
-            out.append(ContextSection("Summary of earlier conversation",
-                                      [ContextLine(self.summary, list(self.summary_sources), kind="summary")]))
-        out.append(ContextSection("Recent messages", _lines(recent)))
-        return out
+
+@component("short_term", "invocation_summaries")
+class InvocationSummaries(Component):
+    """Conversation memory: one summary per finished invocation of this conversation."""
+
+    class Params(Params):
+        max_summaries: int | None = Field(default=None, ge=1)
+        """Keep only the most recent summaries (None: all)."""
+
+    context_order = 55
+
+    def begin_conversation(self, state) -> None:
+        self.summaries: list[ContextLine] = []
+
+    def on_invocation_end(self, invocation, state) -> None:
+        from memlab.roles.program import RoleFailure
+
+        if not invocation.events:
+            return
+        try:
+            res = self.env.roles.summarize(previous_summary="", messages=invocation.transcript)
+        except RoleFailure:
+            self.failures += 1
+            return
+        text = str(res.get("summary") or "").strip()
+        if not text:
+            return
+        date = invocation.events[0].timestamp.date().isoformat()
+        self.summaries.append(ContextLine(f"[{date}] {text}", invocation.turn_ids, kind="summary"))
+        if self.params.max_summaries:
+            self.summaries = self.summaries[-self.params.max_summaries:]
+        state.emit(MemoryEvent(op=Op.ADD, item_id=f"invocation-{invocation.index}", namespace=state.namespace,
+                               kind="summary", text=text, source_turn_ids=invocation.turn_ids,
+                               reason="invocation summarised into conversation memory"))
+
+    def context_sections(self, query, state) -> list[ContextSection]:
+        return [ContextSection("Conversation memory (earlier invocations)", list(self.summaries))]

@@ -1,0 +1,185 @@
+"""Slots: the kinds of component a composed strategy is built from, declared once.
+
+A family module (``short_term.py``, ``extraction.py``, ...) declares its slot with
+:func:`declare_slot` and registers component classes in it with :func:`component`. Everything
+else — the strategy spec's fields, spec resolution, building, the hooks a strategy calls, the
+manifest's component line — iterates over :data:`SLOTS`, so adding a family touches one place:
+its own module. Family modules are found by :func:`load_families` (every module of this
+package), and a user's own components load from a module named in the run config
+(``plugins:``) or from the ``memlab.components`` entry-point group.
+
+A component is a small class with a pydantic ``Params`` model. It takes part in a strategy
+through optional hooks called in slot order (``begin_conversation``, ``on_turn``,
+``on_invocation_end``, ``on_conversation_end``) and contributes to the agent's context through
+``context_sections``; components talk to each other only through the shared
+:class:`~memlab.strategies.state.StrategyState` (e.g. extractor candidates → consolidator).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from memlab.registry import Registry
+
+if TYPE_CHECKING:
+    from memlab.strategies.base import ContextSection, TurnEvent
+    from memlab.strategies.state import Invocation, Query, StrategyState
+    from memlab.strategies.tools import MemoryTool
+
+
+@dataclass(frozen=True)
+class Slot:
+    name: str
+    description: str
+    order: int
+    """Hook order: a lower slot runs first on every turn (e.g. the extractor before the consolidator)."""
+    registry: Registry[Any]
+
+
+SLOTS: dict[str, Slot] = {}
+STORE_SLOT = "store"
+"""The storage backend is declared as a slot too, but its types are the store registry's backends."""
+
+
+def declare_slot(name: str, description: str, order: int, registry: Registry[Any] | None = None) -> Registry[Any]:
+    """Declare a slot (idempotent for the same module re-imported); returns its registry."""
+    if name in SLOTS:
+        return SLOTS[name].registry
+    reg = registry if registry is not None else Registry(f"{name} component")
+    SLOTS[name] = Slot(name, description, order, reg)
+    return reg
+
+
+def ordered_slots() -> list[Slot]:
+    load_families()
+    return sorted(SLOTS.values(), key=lambda s: (s.order, s.name))
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+C = TypeVar("C", bound=type)
+
+
+def component(slot: str, name: str) -> Callable[[C], C]:
+    """Class decorator registering a component type in a slot's registry."""
+
+    def deco(cls: C) -> C:
+        cls.type_name = name  # type: ignore[attr-defined]
+        cls.slot = slot  # type: ignore[attr-defined]
+        SLOTS[slot].registry.register(name, cls)
+        return cls
+
+    return deco
+
+
+@dataclass
+class BuildEnv:
+    """What components may use: the run's roles (per-role models), the shared embedder, the store
+    factory and the strategy's deterministic id source."""
+
+    roles: Any
+    embedder: Any
+    strategy_name: str
+    make_store: Callable[[dict[str, Any]], Any]
+    seed: int = 0
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+class Component:
+    """Base of every component: typed params, a description for the manifest, no-op hooks."""
+
+    type_name: ClassVar[str] = ""
+    slot: ClassVar[str] = ""
+    Params: ClassVar[type[Params]] = Params
+    context_order: ClassVar[int] = 50
+    """Where this component's context sections go in the assembled prompt (lower first)."""
+
+    def __init__(self, params: Params, env: BuildEnv) -> None:
+        self.params = params
+        self.env = env
+        self.failures = 0
+
+    @classmethod
+    def summary(cls) -> str:
+        """One line for ``memlab components``: the first line of the class docstring."""
+        return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+
+    def describe(self) -> dict[str, Any]:
+        return {"type": self.type_name, **self.params.model_dump(mode="json")}
+
+    # -- hooks (all optional) ---------------------------------------------------------------------
+    def begin_unit(self, state: StrategyState) -> None:
+        """A fresh unit of work: forget anything kept across conversations of the namespace."""
+
+    def begin_conversation(self, state: StrategyState) -> None:
+        """A new conversation starts: reset per-conversation buffers."""
+
+    def on_turn(self, event: TurnEvent, state: StrategyState) -> None:
+        """Take in one turn."""
+
+    def on_invocation_end(self, invocation: Invocation, state: StrategyState) -> None:
+        """The invocation's last turn has been taken in (post-invocation work goes here)."""
+
+    def on_conversation_end(self, state: StrategyState) -> None:
+        """The conversation is over."""
+
+    def context_sections(self, query: Query, state: StrategyState) -> list[ContextSection]:
+        """What this component injects into the context for ``query``."""
+        return []
+
+    def tools(self, state: StrategyState) -> list[MemoryTool]:
+        """Memory tools this component offers an agent (see :mod:`memlab.strategies.tools`)."""
+        return []
+
+    def close(self) -> None:
+        """Release resources."""
+
+
+def build_component(slot: str, spec: dict[str, Any] | None, env: BuildEnv) -> Component | None:
+    if not spec:
+        return None
+    spec = dict(spec)
+    type_name = spec.pop("type", None)
+    reg = SLOTS[slot].registry
+    if not type_name:
+        raise ValueError(f"{slot} component spec needs a 'type' (one of {reg.names()})")
+    cls = reg.get(type_name)
+    return cls(cls.Params.model_validate(spec), env)
+
+
+_loaded = False
+
+
+def load_families() -> None:
+    """Import every family module of this package (they declare slots and register components),
+    then components a user installed under the ``memlab.components`` entry-point group."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import memlab.strategies as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        importlib.import_module(f"{pkg.__name__}.{info.name}")
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="memlab.components"):
+        ep.load()
+
+
+def load_plugins(modules: list[str]) -> None:
+    """Import user modules that register components or presets (``plugins:`` in a run config)."""
+    load_families()
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise ValueError(f"plugin module {name!r} could not be imported: {exc}") from exc
