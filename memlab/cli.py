@@ -16,38 +16,45 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from memlab.config import load_config
     from memlab.report import write_report
-    from memlab.runner import Runner
+    from memlab.runner import EXIT_CODES, RunAborted, Runner
 
     console = Console()
     if not console.is_terminal:
         console = Console(width=200)
     overrides: dict = {}
-    if args.limit:
+    if args.limit is not None:
         overrides["limit_conversations"] = args.limit
     if args.output_dir:
         overrides["output_dir"] = args.output_dir
+    if args.base_url or args.model or args.cache_mode:
+        from memlab.config import load_config as _load
+
+        model = _load(args.config).model.model_dump()
+        if args.base_url or args.model:
+            model.update(provider="openai", model=args.model or model.get("model"), base_url=args.base_url or model.get("base_url"))
+        if args.cache_mode:
+            model["cache"] = {"mode": args.cache_mode, "path": args.cache_path or model["cache"].get("path")}
+        overrides["model"] = model
     config = load_config(args.config, overrides)
-    if args.base_url or args.model:
-        model = config.model.model_dump()
-        model.update(provider="openai", model=args.model or model.get("model"), base_url=args.base_url or model.get("base_url"))
-        config = config.model_copy(update={"model": type(config.model).model_validate(model)})
-    if args.cache_mode:
-        model = config.model.model_dump()
-        model["cache"] = {"mode": args.cache_mode, "path": args.cache_path or model["cache"].get("path")}
-        config = config.model_copy(update={"model": type(config.model).model_validate(model)})
     t0 = time.perf_counter()
     runner = Runner(config, run_dir=args.resume or args.run_dir, resume=bool(args.resume), progress=not args.no_progress)
-    console.print(f"[bold]memlab run[/bold] {config.name} → {runner.run_dir}  (model: {config.model.provider}"
-                  f"{' — heuristic stand-in for an LLM' if config.model.provider == 'heuristic' else ''})")
+    label = config.model.provider + (" — offline stand-in for an LLM" if config.model.provider in ("offline", "heuristic") else "")
+    console.print(f"[bold]memlab run[/bold] {config.name} → {runner.run_dir}  (model: {label})")
     try:
         run_dir = runner.run()
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted — resume with: memlab run {args.config} --resume {runner.run_dir}[/yellow]")
-        return 130
+        return EXIT_CODES["interrupted"]
+    except RunAborted as exc:
+        console.print(f"[red]{exc}[/red]")
+        return EXIT_CODES["failed"]
     wall = time.perf_counter() - t0
     files = write_report(run_dir, console=console)
-    console.print(f"wall time {wall:.1f} s · results in {run_dir} · plot {files['plot'].name}")
-    return 0
+    from memlab.results import load_run
+
+    status = load_run(run_dir).manifest.get("status", "failed")
+    console.print(f"wall time {wall:.1f} s · results in {run_dir} · plot {files['plot'].name} · status {status}")
+    return EXIT_CODES.get(status, 1)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -85,14 +92,42 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_components(args: argparse.Namespace) -> int:
     from memlab.memory.stores.base import STORES
     from memlab.metrics import METRICS
-    from memlab.strategies import PRESETS, REGISTRIES
+    from memlab.strategies import PRESETS
+    from memlab.strategies.slots import STORE_SLOT, ordered_slots
+    from memlab.strategies.triggers import TRIGGERS
 
-    print("strategy presets: " + ", ".join(PRESETS.names()))
-    for slot, reg in REGISTRIES.items():
-        print(f"{slot}: " + ", ".join(reg.names()))
-    print("store: " + ", ".join(STORES.names()))
-    print("metrics: " + ", ".join(METRICS.names()))
+    def line(name: str, text: str) -> str:
+        return f"  {name:<22} {text}"
+
+    print("strategy presets:")
+    for name in PRESETS.names():
+        print(line(name, PRESETS.get(name).get("description", "")))
+    for slot in ordered_slots():
+        print(f"{slot.name} ({slot.description}):")
+        if slot.name == STORE_SLOT:
+            for name in STORES.names():
+                print(line(name, "storage backend"))
+            continue
+        for name in slot.registry.names():
+            print(line(name, slot.registry.get(name).summary()))
+    print("compression triggers (the `trigger:` of a compressing component):")
+    for name in TRIGGERS.names():
+        print(line(name, TRIGGERS.get(name).summary()))
+    print("metrics:")
+    for name in METRICS.names():
+        m = METRICS.get(name)
+        print(line(name, f"{'↑' if m.higher_is_better else '↓'} {m.description}"))
     return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run in RUN_DIR")
     p.add_argument("--run-dir", help="write to this folder instead of results/<stamp>-<name>")
     p.add_argument("--output-dir", help="parent folder for new runs (default from config: results)")
-    p.add_argument("--limit", type=int, help="only the first N conversations of each dataset")
+    p.add_argument("--limit", type=_positive_int, help="only the first N conversations of each dataset")
     p.add_argument("--model", help="use an OpenAI-compatible model with this name for every role")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (key from $OPENAI_API_KEY)")
     p.add_argument("--cache-mode", choices=["off", "record", "replay", "replay-strict"], help="record/replay model calls")
@@ -141,13 +176,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         fn = getattr(args, "fn", None) or args.func
         return int(fn(args) or 0)
-    except (FileNotFoundError, FileExistsError, ValueError, RegistryError) as exc:
-        from pydantic import ValidationError
+    except (FileNotFoundError, FileExistsError, ValueError, RegistryError, RuntimeError, OSError) as exc:
+        from memlab.redact import redact_text
 
-        if isinstance(exc, ValidationError):
-            print(f"memlab: invalid config:\n{exc}", file=sys.stderr)
-        else:
-            print(f"memlab: {exc}", file=sys.stderr)
+        print(f"memlab: {redact_text(str(exc))}", file=sys.stderr)
         return 2
 
 

@@ -1,7 +1,13 @@
 """Run configuration: which datasets, strategies, models and settings a run uses.
 
 Written as YAML under ``evals/`` (or built in Python). Everything is validated up front so a
-typo fails before any work starts, with did-you-mean hints from the registries.
+typo fails before any work starts (and before a run folder is created), with did-you-mean hints
+from the registries: strategy components and their params, store backends and their options,
+model providers, plugin modules.
+
+Models are per role: ``model:`` is the default for every role, and ``models:`` overrides it for
+a purpose (``agent``, ``extract``, ``gate``, ``consolidate``, ``summarize``, ``compress``,
+``answer``, ``judge``) — so "offline extraction + real answers" is a configuration.
 """
 
 from __future__ import annotations
@@ -10,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from memlab.llm.base import ModelSpec
-from memlab.strategies.composed import StrategySpec, resolve_spec
+from memlab.strategies.composed import StrategySpec, check_safe_name, resolve_spec, validate_store_spec
+
+ROLE_PURPOSES = ("agent", "extract", "gate", "consolidate", "summarize", "compress", "answer", "judge")
 
 
 class RunConfig(BaseModel):
@@ -22,16 +30,48 @@ class RunConfig(BaseModel):
     description: str = ""
     datasets: list[str] = Field(min_length=1, description="Dataset files (native YAML/JSON, LoCoMo, LongMemEval).")
     strategies: list[StrategySpec] = Field(min_length=1)
-    model: ModelSpec = Field(default_factory=ModelSpec, description="Answers every LLM role.")
+    model: ModelSpec = Field(default_factory=ModelSpec, description="The default model for every LLM role.")
+    models: dict[str, ModelSpec] = Field(default_factory=dict, description="Per-role overrides, keyed by purpose.")
     judge: ModelSpec | None = Field(default=None, description="Optional LLM judge for answer accuracy.")
+    plugins: list[str] = Field(default_factory=list, description="Modules to import that register components/presets.")
     store_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Default options per store backend, e.g. {postgres: {dsn: ...}}."
     )
-    limit_conversations: int | None = Field(default=None, description="Use only the first N conversations per dataset.")
+    limit_conversations: int | None = Field(default=None, ge=1, description="Use only the first N conversations per dataset.")
     seed: int = 0
-    bootstrap: int = 1000
+    bootstrap: int = Field(default=1000, ge=0)
     embedding_cache: str | None = Field(default=".memlab/embeddings.npz", description="Persistent embedding cache (None: in memory).")
     output_dir: str = "results"
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, v: str) -> str:
+        return check_safe_name(v, "run name")
+
+    @field_validator("models")
+    @classmethod
+    def _known_roles(cls, v: dict[str, ModelSpec]) -> dict[str, ModelSpec]:
+        for key in v:
+            if key not in ROLE_PURPOSES:
+                import difflib
+
+                close = difflib.get_close_matches(key, ROLE_PURPOSES, n=1, cutoff=0.5)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                raise ValueError(f"unknown role {key!r}.{hint} Roles: {', '.join(ROLE_PURPOSES)}")
+        return v
+
+    @model_validator(mode="after")
+    def _judge_once(self) -> RunConfig:
+        if self.judge is not None and "judge" in self.models:
+            raise ValueError("give the judge either as `judge:` or as `models: {judge: ...}`, not both")
+        return self
+
+    def judge_spec(self) -> ModelSpec | None:
+        return self.judge or self.models.get("judge")
+
+    def role_specs(self) -> dict[str, ModelSpec]:
+        """Purpose → model spec for every role (the default filled in)."""
+        return {p: self.models.get(p, self.model) for p in ROLE_PURPOSES if p != "judge"}
 
     def resolved_strategies(self) -> list[dict[str, Any]]:
         names = [s.name for s in self.strategies]
@@ -40,9 +80,38 @@ class RunConfig(BaseModel):
             raise ValueError(f"strategy names must be unique; repeated: {sorted(dupes)}")
         return [resolve_spec(s) for s in self.strategies]
 
+    def check(self) -> None:
+        """Everything that can be checked without doing any work: plugins, components, stores, models."""
+        from memlab.llm.base import MODELS
+        from memlab.strategies.slots import load_plugins
+
+        load_plugins(self.plugins)
+        for backend, options in self.store_options.items():
+            validate_store_spec({"type": backend, **options}, f"store_options.{backend}")
+        for spec in [self.model, *self.models.values(), *([self.judge] if self.judge else [])]:
+            MODELS.get(spec.provider)
+
 
 class ConfigError(ValueError):
     """A run config that cannot be used; the message names the file and the offending entry."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate keys (PyYAML silently keeps the last one)."""
+
+
+def _mapping_no_dupes(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (first on line {seen[key]})", key_node.start_mark)
+        seen[key] = key_node.start_mark.line + 1
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_no_dupes)
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:
@@ -50,29 +119,46 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Ru
 
     Every strategy is resolved here (components looked up, params validated), so a typo fails
     before any work starts, naming the file, the strategy and the close matches."""
-    from memlab.registry import RegistryError
-
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader) or {}
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a run config is a mapping (name, datasets, strategies, ...), got {type(data).__name__}")
     if overrides:
         data.update({k: v for k, v in overrides.items() if v is not None})
+    return validate_config(data, str(path))
+
+
+def validate_config(data: dict[str, Any] | RunConfig, where: str = "config") -> RunConfig:
+    """Validate a config mapping completely (the same checks ``load_config`` makes)."""
+    from memlab.registry import RegistryError
+    from memlab.strategies.slots import load_plugins
+
+    if isinstance(data, dict) and isinstance(data.get("plugins"), list):
+        try:
+            load_plugins([str(p) for p in data["plugins"]])  # before strategies name a plugin's slots
+        except ValueError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
     try:
-        config = RunConfig.model_validate(data)
+        config = data if isinstance(data, RunConfig) else RunConfig.model_validate(data)
     except ValidationError as exc:
         problems = "\n".join(f"  {'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors())
-        raise ConfigError(f"{path}: invalid run config:\n{problems}") from None
+        raise ConfigError(f"{where}: invalid run config:\n{problems}") from None
+    try:
+        config.check()
+    except (RegistryError, ValueError) as exc:
+        raise ConfigError(f"{where}: {exc}") from None
     for i, strategy in enumerate(config.strategies):
         try:
             resolve_spec(strategy)
         except (RegistryError, ValueError) as exc:
-            raise ConfigError(f"{path}: strategies[{i}] ({strategy.name}): {exc}") from None
+            raise ConfigError(f"{where}: strategies[{i}] ({strategy.name}): {exc}") from None
     try:
         config.resolved_strategies()
     except ValueError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"{where}: {exc}") from None
     return config

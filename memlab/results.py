@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 
 from memlab.metrics import METRICS, bootstrap_ci, score_probe
+from memlab.records import check_format, upgrade_v1
 from memlab.recorder import read_jsonl
 
-UNIT = ["strategy", "dataset", "conversation_id"]
+UNIT = ["strategy", "dataset", "namespace"]
 
 
 @dataclass
@@ -29,27 +30,71 @@ class RunResults:
     manifest: dict[str, Any]
     _frames: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
 
+    @cached_property
+    def format_version(self) -> int:
+        return check_format(self.manifest, str(self.path / "manifest.json"))
+
+    def _records(self, name: str) -> list[dict[str, Any]]:
+        recs = read_jsonl(self.path / f"{name}.jsonl")
+        if self.format_version == 1:
+            recs = [upgrade_v1(name, r) for r in recs]
+        return recs
+
     def _stream(self, name: str) -> pd.DataFrame:
         if name not in self._frames:
-            df = pd.DataFrame(read_jsonl(self.path / f"{name}.jsonl"))
+            df = pd.DataFrame(self._records(name))
             if name != "units" and not df.empty and "attempt" in df.columns:
                 df = df[df["attempt"].isin(self.final_attempts)]
             self._frames[name] = df.reset_index(drop=True)
         return self._frames[name]
 
     @cached_property
-    def final_attempts(self) -> set[str]:
-        """Per unit, the last attempt that reached its end marker."""
-        last: dict[tuple, str] = {}
-        for rec in read_jsonl(self.path / "units.jsonl"):
+    def unit_ends(self) -> dict[tuple, dict[str, Any]]:
+        """Per unit (strategy, dataset, namespace): its last end record, whatever its status."""
+        last: dict[tuple, dict[str, Any]] = {}
+        for rec in self._records("units"):
             if rec.get("event") == "end":
-                last[(rec["strategy"], rec["dataset"], rec["conversation_id"])] = rec["attempt"]
-        return set(last.values())
+                last[(rec["strategy"], rec["dataset"], rec.get("namespace") or rec.get("conversation_id"))] = rec
+        return last
+
+    @cached_property
+    def final_attempts(self) -> set[str]:
+        """Per unit, the attempt whose records count: its last attempt, if that one finished ok.
+
+        A failed last attempt is not final (``--resume`` redoes it); its records stay in the
+        folder for debugging but are never scored."""
+        return {r["attempt"] for r in self.unit_ends.values() if r.get("status", "ok") == "ok"}
 
     @property
     def units(self) -> pd.DataFrame:
-        df = self._stream("units")
-        return df[df["event"] == "end"].reset_index(drop=True) if not df.empty else df
+        """One row per unit: its last end record (``status`` ok or failed)."""
+        return pd.DataFrame(list(self.unit_ends.values()))
+
+    def coverage(self) -> pd.DataFrame:
+        """Per strategy: units that finished ok out of all planned units (``n ok/total`` in tables)."""
+        total = ((self.manifest.get("units") or {}).get("total"))
+        planned: dict[str, int] = {}
+        if total:
+            per = total // max(len(self.strategies), 1)
+            planned = {s: per for s in self.strategies}
+        ok: dict[str, int] = {}
+        for (strategy, _, _), rec in self.unit_ends.items():
+            planned.setdefault(strategy, 0)
+            if rec.get("status", "ok") == "ok":
+                ok[strategy] = ok.get(strategy, 0) + 1
+        rows = [{"strategy": s, "units_ok": ok.get(s, 0), "units_total": max(planned.get(s, 0), ok.get(s, 0))}
+                for s in self.strategies or sorted(planned)]
+        out = pd.DataFrame(rows).set_index("strategy") if rows else pd.DataFrame(columns=["units_ok", "units_total"])
+        out["complete"] = out["units_ok"] == out["units_total"]
+        return out
+
+    @property
+    def compressions(self) -> pd.DataFrame:
+        return self._stream("compressions")
+
+    @property
+    def agent_steps(self) -> pd.DataFrame:
+        return self._stream("agent_steps")
 
     @property
     def calls(self) -> pd.DataFrame:
@@ -87,9 +132,20 @@ class RunResults:
 
     @property
     def model_label(self) -> str:
-        roles = (self.manifest.get("models") or {}).get("roles") or {}
-        label = str(roles.get("model") or roles.get("provider") or "?")
-        return f"{label} (heuristic stand-in for an LLM)" if roles.get("heuristic") else label
+        """The model(s) behind the numbers, labelled when an offline stand-in answered a role."""
+        models = self.manifest.get("models") or {}
+        default = models.get("default") or models.get("roles") or {}
+
+        def label(d: dict[str, Any]) -> str:
+            name = str(d.get("model") or d.get("provider") or "?")
+            return f"{name} (offline stand-in for an LLM)" if d.get("heuristic") else name
+
+        out = label(default)
+        roles = models.get("roles") if "default" in models else {}
+        overrides = {p: label(d) for p, d in (roles or {}).items() if d != default}
+        if overrides:
+            out += " · " + ", ".join(f"{p}={v}" for p, v in sorted(overrides.items()))
+        return out
 
     def provenance(self) -> dict[str, Any]:
         """The columns every exported results file carries: what produced these numbers."""
@@ -104,12 +160,22 @@ class RunResults:
 
     def components(self) -> dict[str, str]:
         """Per strategy, its fully resolved components as one line (what exported rows carry)."""
+        from memlab.strategies.composed import describe_components
+
         return {spec["name"]: describe_components(spec) for spec in self.manifest.get("strategies", [])}
+
+    def conversations_per_strategy(self) -> pd.Series:
+        """Conversations played to the end (in units that finished ok), per strategy."""
+        counts: dict[str, int] = {}
+        for (strategy, _, _), rec in self.unit_ends.items():
+            if rec.get("status", "ok") == "ok":
+                counts[strategy] = counts.get(strategy, 0) + len(rec.get("conversation_ids") or [rec.get("conversation_id")])
+        return pd.Series(counts, dtype=float)
 
     def cost(self) -> pd.DataFrame:
         """Per strategy: model tokens and calls per conversation, split by purpose."""
         calls = self.calls
-        n_conv = self.units.groupby("strategy").size() if not self.units.empty else pd.Series(dtype=float)
+        n_conv = self.conversations_per_strategy()
         if calls.empty:
             return pd.DataFrame(index=pd.Index(self.strategies, name="strategy"))
         calls = calls.assign(tokens=calls["prompt_tokens"] + calls["completion_tokens"])
@@ -177,24 +243,20 @@ class RunResults:
         return out.reindex(order)
 
 
-def describe_components(resolved: dict[str, Any]) -> str:
-    """``short_term=recent_window(n=6); extractor=post_turn; ...`` from a resolved strategy spec."""
-    parts = []
-    for slot in ("short_term", "extractor", "consolidator", "retriever", "store"):
-        spec = resolved.get(slot)
-        if not spec:
-            continue
-        params = ",".join(f"{k}={v}" for k, v in spec.items() if k != "type")
-        parts.append(f"{slot}={spec.get('type')}" + (f"({params})" if params else ""))
-    return "; ".join(parts) or "none"
-
-
 def load_run(path: str | Path) -> RunResults:
     path = Path(path)
     manifest_path = path / "manifest.json"
     if not manifest_path.exists():
         raise FileNotFoundError(f"{path} is not a memlab run folder (no manifest.json)")
-    return RunResults(path, json.loads(manifest_path.read_text()))
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{manifest_path}: corrupt manifest ({exc})") from None
+    if not isinstance(manifest, dict) or "run_id" not in manifest:
+        raise ValueError(f"{manifest_path}: not a memlab manifest (no run_id); is {path} a run folder?")
+    res = RunResults(path, manifest)
+    res.format_version  # refuse a newer format now, not at the first table
+    return res
 
 
 def evals_df(paths: list[str | Path]) -> pd.DataFrame:

@@ -1,114 +1,115 @@
-"""The runner: plays every conversation turn by turn through every strategy and records it all.
+"""The runner: plans the units of a comparison, plays them through an executor, records it all.
 
-Work is split into units — one (strategy, dataset, conversation) — each with an attempt id.
-Every record carries its attempt; a unit is finished when its end marker is in
-``units.jsonl``. ``--resume`` skips finished units and restarts unfinished ones with a fresh
-attempt (their namespace is cleared first), and the results loader keeps only the records of
-each unit's final attempt, so nothing is redone or counted twice.
+Work is split into units — one strategy × the conversations of one namespace of one dataset
+(:mod:`memlab.units`) — each played under a fresh attempt id. Every record carries its attempt;
+a unit is finished when its last end marker in ``units.jsonl`` says ``ok``. ``--resume``
+redoes every unit that is not finished — interrupted *or failed* (a Postgres that was down, a
+full disk, an endpoint that sent garbage) — from scratch (its namespace is cleared first), and
+the results loader keeps only each unit's final successful attempt, so nothing is counted twice.
 
-Failures are data: a model call that fails after retries is a failed call (``calls.jsonl``)
-and an errored probe; a store that is unreachable fails its unit with the backend's message
-and the run moves on. Ctrl-C marks the run ``interrupted``.
+Outcomes: a run whose every unit finished with every model call answered is ``completed`` (exit
+0); one with failed units or failed calls is ``completed_with_failures`` (exit 1; tables mark the
+affected rows); a run stopped by a fault no unit can survive (an endpoint that is down, a full
+disk) is ``failed`` (exit 1); Ctrl-C makes it ``interrupted`` (exit 130). A run folder is locked
+while a run or resume holds it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import time
 import uuid
-from collections import Counter
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memlab.config import RunConfig
+from memlab.config import RunConfig, validate_config
 from memlab.datasets.io import dataset_hash, load_dataset
-from memlab.datasets.models import Conversation, Dataset
+from memlab.datasets.models import Dataset
 from memlab.datasets.stats import dataset_tokens
-from memlab.embeddings import MINILM_ID, shared_embedder
-from memlab.llm import calls
-from memlab.llm.base import make_model
-from memlab.llm.types import CallRecord
-from memlab.memory.stores.base import make_store
+from memlab.embeddings import MINILM_ID
+from memlab.executors import SerialExecutor, UnitJob
 from memlab.provenance import code_version, environment, git_info, package_versions
-from memlab.recorder import RunRecorder, read_jsonl, write_json_atomic
-from memlab.roles.program import MemoryRoles, RoleFailure
-from memlab.strategies.base import TurnEvent
-from memlab.strategies.components import BuildEnv
-from memlab.strategies.composed import ComposedStrategy
-from memlab.tokens import count_tokens
+from memlab.records import FORMAT_VERSION, UnitEvent, check_format
+from memlab.recorder import RunLock, RunRecorder, read_jsonl, write_json_atomic
+from memlab.redact import redact, redact_text
+from memlab.units import Unit, now_iso, plan_units
+
+EXIT_CODES = {"completed": 0, "completed_with_failures": 1, "failed": 1, "interrupted": 130}
 
 
 class ResumeMismatch(RuntimeError):
     """--resume on a run folder whose config or datasets differ from the ones given."""
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+class RunAborted(RuntimeError):
+    """A fault stopped the whole run (endpoint down, disk full); the manifest says ``failed``."""
 
 
 def _fingerprint(resolved: list[dict[str, Any]], hashes: dict[str, str], config: RunConfig) -> str:
     payload = {"strategies": resolved, "datasets": hashes, "model": config.model.model_dump(mode="json"),
+               "models": {k: v.model_dump(mode="json") for k, v in sorted(config.models.items())},
                "judge": config.judge.model_dump(mode="json") if config.judge else None,
-               "limit": config.limit_conversations}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+               "limit": config.limit_conversations, "seed": config.seed}
+    return hashlib.sha256(json.dumps(redact(payload), sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-class _CallSink:
-    """Writes call records and keeps per-turn totals for the turn records."""
-
-    def __init__(self, recorder: RunRecorder) -> None:
-        self.recorder = recorder
-        self.turn = Counter()
-
-    def __call__(self, record: CallRecord) -> None:
-        self.recorder.write("calls", record.model_dump(mode="json"))
-        self.turn["calls"] += 1
-        self.turn["prompt_tokens"] += record.prompt_tokens
-        self.turn["completion_tokens"] += record.completion_tokens
-        self.turn["failed_calls"] += 0 if record.ok else 1
+def finished_units(run_dir: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """Per unit key, its last end record (whatever its status)."""
+    last: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for rec in read_jsonl(run_dir / "units.jsonl"):
+        if rec.get("event") == "end":
+            key = (rec["strategy"], rec["dataset"], rec.get("namespace") or rec.get("conversation_id"))
+            last[key] = rec
+    return last
 
 
 class Runner:
     def __init__(self, config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = False,
-                 progress: bool = True) -> None:
-        self.config = config
+                 progress: bool = True, executor: Any = None) -> None:
+        self.config = validate_config(config)
         self.resume = resume
         self.progress = progress
+        self.executor = executor or SerialExecutor()
         self.datasets: list[tuple[str, Dataset]] = [(p, load_dataset(p)) for p in config.datasets]
         if config.limit_conversations:
             self.datasets = [(p, ds.model_copy(update={"conversations": ds.conversations[: config.limit_conversations]}))
                              for p, ds in self.datasets]
+        names = [ds.name for _, ds in self.datasets]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two datasets share a name ({sorted({n for n in names if names.count(n) > 1})}); "
+                             "rename one (its `name:` field) so their results can be told apart")
         self.hashes = {ds.name: dataset_hash(ds) for _, ds in self.datasets}
         self.resolved = config.resolved_strategies()
         self.fingerprint = _fingerprint(self.resolved, self.hashes, config)
-        if run_dir is None:
-            stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-            run_dir = _claim_dir(Path(config.output_dir) / f"{stamp}-{config.name}")
-        self.run_dir = Path(run_dir)
+        self.units = plan_units([s["name"] for s in self.resolved], [ds for _, ds in self.datasets])
+        self._given_dir = Path(run_dir) if run_dir is not None else None
+        if resume and self._given_dir is None:
+            raise ValueError("--resume needs the run folder to continue")
+        self.run_dir = self._given_dir if self._given_dir is not None else self._claim()
         self.manifest_path = self.run_dir / "manifest.json"
         self.run_id = self.run_dir.name
 
-    # -- bookkeeping -------------------------------------------------------------------------------
-    def _finished_units(self) -> set[tuple[str, str, str]]:
-        done = set()
-        for rec in read_jsonl(self.run_dir / "units.jsonl"):
-            if rec.get("event") == "end":
-                done.add((rec["strategy"], rec["dataset"], rec["conversation_id"]))
-        return done
+    def _claim(self) -> Path:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        return _claim_dir(Path(self.config.output_dir) / f"{stamp}-{self.config.name}")
 
+    # -- bookkeeping -------------------------------------------------------------------------------
     def _prepare_manifest(self) -> dict[str, Any]:
         if self.resume:
             if not self.manifest_path.exists():
-                raise ResumeMismatch(f"--resume: {self.run_dir} has no manifest.json")
-            manifest = json.loads(self.manifest_path.read_text())
+                raise ResumeMismatch(f"--resume: {self.run_dir} has no manifest.json (not a memlab run folder)")
+            manifest = _read_manifest(self.manifest_path)
+            check_format(manifest, str(self.manifest_path))
             if manifest.get("fingerprint") != self.fingerprint:
                 raise ResumeMismatch(
                     f"--resume: {self.run_dir} was made with a different config or dataset "
                     f"(fingerprint {manifest.get('fingerprint')} != {self.fingerprint}); start a new run instead"
                 )
-            manifest.setdefault("resumed_at", []).append(_now())
+            if int(manifest.get("format_version") or 1) != FORMAT_VERSION:
+                raise ResumeMismatch(f"--resume: {self.run_dir} was written in run format {manifest.get('format_version') or 1}; "
+                                     f"this memlab writes format {FORMAT_VERSION}: start a new run")
+            manifest.setdefault("resumed_at", []).append(now_iso())
             manifest["status"] = "running"
             return manifest
         if self.manifest_path.exists():
@@ -116,15 +117,17 @@ class Runner:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         git = git_info()
         return {
+            "format_version": FORMAT_VERSION,
             "run_id": self.run_id,
+            "run_uid": uuid.uuid4().hex,
             "name": self.config.name,
             "description": self.config.description,
             "status": "running",
-            "started_at": _now(),
+            "started_at": now_iso(),
             "ended_at": None,
             "fingerprint": self.fingerprint,
-            "config": self.config.model_dump(mode="json"),
-            "strategies": self.resolved,
+            "config": redact(self.config.model_dump(mode="json")),
+            "strategies": redact(self.resolved),
             "datasets": [
                 {"path": p, "name": ds.name, "version": ds.version, "hash": self.hashes[ds.name],
                  "conversations": len(ds.conversations), "probes": len(ds.probes()),
@@ -139,150 +142,93 @@ class Runner:
             "packages": package_versions(),
             "environment": environment(),
             "seed": self.config.seed,
+            "executor": self.executor.describe(),
         }
 
     # -- main loop -----------------------------------------------------------------------------------
     def run(self) -> Path:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        with RunLock(self.run_dir):
+            return self._run_locked()
+
+    def _run_locked(self) -> Path:
         manifest = self._prepare_manifest()
+        job = UnitJob(self.config, {ds.name: ds for _, ds in self.datasets}, {s["name"]: s for s in self.resolved},
+                      self.run_dir, manifest["run_uid"], self.run_id)
         recorder = RunRecorder(self.run_dir)
-        embedder = shared_embedder(self.config.embedding_cache)
-        model = make_model(self.config.model, embedder=embedder)
-        judge = make_model(self.config.judge, embedder=embedder) if self.config.judge else None
-        roles = MemoryRoles(model, judge)
-        manifest["models"] = {"roles": model.describe(), "judge": judge.describe() if judge else None,
-                              "heuristic": bool(model.is_heuristic)}
+        if isinstance(self.executor, SerialExecutor):
+            manifest["models"] = redact(self.executor.workbench(job).models_manifest())
         write_json_atomic(self.manifest_path, manifest)
 
-        done = self._finished_units() if self.resume else set()
-        units = [(spec, p, ds, conv) for spec in self.resolved for p, ds in self.datasets for conv in ds.conversations]
-        todo = [u for u in units if (u[0]["name"], u[2].name, u[3].id) not in done]
-        total_turns = sum(len(u[3].turns()) for u in todo)
-        sink = _CallSink(recorder)
-        status = "completed"
+        done = {k for k, r in finished_units(self.run_dir).items() if r.get("status") == "ok"} if self.resume else set()
+        todo = [u for u in self.units if u.key not in done]
+        status, abort_error = "completed", None
         progress = _progress(self.progress)
         try:
-            with progress, calls.call_sink(sink):
-                task = progress.add_task(f"{self.config.name}", total=total_turns)
-                strategies: dict[str, ComposedStrategy] = {}
-                for spec, _path, ds, conv in todo:
-                    name = spec["name"]
-                    progress.update(task, description=f"{name} · {conv.id}")
-                    try:
-                        if name not in strategies:
-                            strategies[name] = self._build(spec, roles, embedder)
-                            manifest.setdefault("strategies_resolved", {})[name] = strategies[name].describe()
-                        strategy = strategies[name]
-                        self._play(strategy, ds, conv, roles, recorder, sink, progress, task)
-                    except _UnitFailed:
-                        pass
-                    except Exception as exc:  # building the strategy failed (e.g. store unreachable)
-                        self._unit_end(recorder, name, ds, conv, uuid.uuid4().hex[:12], "failed", f"{type(exc).__name__}: {exc}", 0.0)
-                        progress.advance(task, len(conv.turns()))
-                for s in strategies.values():
-                    s.close()
+            with progress:
+                task = progress.add_task(self.config.name, total=sum(u.turns for u in todo))
+
+                def on_end(end: UnitEvent) -> None:
+                    progress.update(task, description=f"{self.config.name} · {end.strategy} · {end.namespace}")
+
+                self.executor.run(todo, job, recorder.write, lambda n: progress.advance(task, n), on_end)
         except KeyboardInterrupt:
             status = "interrupted"
             raise
+        except Exception as exc:
+            from memlab.units import _must_abort
+
+            if not _must_abort(exc):
+                status, abort_error = "failed", redact_text(f"{type(exc).__name__}: {exc}")
+                raise
+            status, abort_error = "failed", redact_text(f"{type(exc).__name__}: {exc}")
         finally:
-            recorder.close()
-            embedder.save()
-            manifest["status"] = status
-            manifest["ended_at"] = _now()
-            unit_recs = [r for r in read_jsonl(self.run_dir / "units.jsonl") if r.get("event") == "end"]
-            manifest["units"] = {"total": len(units), "finished": len({(r["strategy"], r["dataset"], r["conversation_id"]) for r in unit_recs}),
-                                 "failed": sorted({f"{r['strategy']}/{r['conversation_id']}: {r['error']}" for r in unit_recs if r["status"] == "failed"})}
-            write_json_atomic(self.manifest_path, manifest)
+            try:
+                recorder.close()
+            except OSError:
+                pass
+            try:
+                from memlab.embeddings import shared_embedder
+
+                shared_embedder(self.config.embedding_cache).save()
+            except OSError:
+                pass
+            self._finalize(manifest, status, abort_error)
+        if abort_error is not None:
+            raise RunAborted(f"run stopped: {abort_error} (manifest status 'failed'; fix the cause and "
+                             f"resume with --resume {self.run_dir})")
         return self.run_dir
 
-    def _build(self, spec: dict[str, Any], roles: MemoryRoles, embedder: Any) -> ComposedStrategy:
-        name = spec["name"]
-
-        def store_factory(store_spec: dict[str, Any]) -> Any:
-            store_spec = dict(store_spec)
-            backend = store_spec.pop("type")
-            options = {**self.config.store_options.get(backend, {}), **store_spec}
-            if backend == "chroma" and not options.get("host"):
-                options.setdefault("path", str(self.run_dir / "stores" / name / "chroma"))
-            return make_store(backend, **options)
-
-        env = BuildEnv(roles=roles, embedder=embedder, strategy_name=name, make_store=store_factory)
-        return ComposedStrategy(spec, env, namespace_prefix=f"{self.run_id}/{name}/")
-
-    def _play(self, strategy: ComposedStrategy, ds: Dataset, conv: Conversation, roles: MemoryRoles,
-              recorder: RunRecorder, sink: _CallSink, progress: Any, task: Any) -> None:
-        attempt = uuid.uuid4().hex[:12]
-        name = strategy.name
-        t_unit = time.perf_counter()
-        base = {"run_id": self.run_id, "attempt": attempt, "strategy": name, "dataset": ds.name, "conversation_id": conv.id}
-        recorder.write("units", {**base, "event": "start", "at": _now()})
-        probes_after: dict[str, list] = {}
-        for probe in conv.probes:
-            probes_after.setdefault(probe.after_turn, []).append(probe)
-        speakers = conv.speakers
-        played = 0
+    def _finalize(self, manifest: dict[str, Any], status: str, abort_error: str | None) -> None:
+        ends = finished_units(self.run_dir)
+        failed_units = sorted(f"{s}/{d}/{ns}: {r['error']}" for (s, d, ns), r in ends.items() if r.get("status") != "ok")
+        ok = {k for k, r in ends.items() if r.get("status") == "ok"}
+        final = {r["attempt"] for k, r in ends.items() if k in ok}
+        failed_calls = sum(1 for c in read_jsonl(self.run_dir / "calls.jsonl")
+                           if c.get("attempt") in final and not c.get("ok", True))
+        if status == "completed" and (failed_units or failed_calls or len(ok) < len(self.units)):
+            status = "completed_with_failures"
+        manifest["status"] = status
+        manifest["ended_at"] = now_iso()
+        manifest["error"] = abort_error
+        manifest["units"] = {"total": len(self.units), "ok": len(ok), "failed": failed_units,
+                             "not_run": len(self.units) - len(ends)}
+        manifest["failed_calls"] = failed_calls
+        manifest["strategies_resolved"] = {s: r["resolved"] for (s, _d, _ns), r in sorted(ends.items()) if r.get("resolved")}
         try:
-            with calls.call_scope(strategy=name, dataset=ds.name, conversation_id=conv.id, attempt=attempt):
-                strategy.begin(conv.id, conv.ns, fresh=True)
-                for session, turn in conv.turns():
-                    ts = turn.timestamp or session.timestamp
-                    event = TurnEvent(conv.id, conv.ns, session.id, turn, ts, turn.speaker or speakers.get(turn.role, turn.role))
-                    sink.turn.clear()
-                    t0 = time.perf_counter()
-                    with calls.call_scope(turn_id=turn.id):
-                        ops = strategy.observe(event)
-                    for op in ops:
-                        recorder.write("memory_ops", {**base, "turn_id": turn.id, **op.record()})
-                    recorder.write("turns", {**base, "turn_id": turn.id, "session_id": session.id, "role": turn.role,
-                                             "latency_s": round(time.perf_counter() - t0, 5),
-                                             "ops": dict(Counter(op.op.value for op in ops)), **sink.turn})
-                    for probe in probes_after.get(turn.id, []):
-                        self._ask(strategy, roles, probe, ts, base, recorder)
-                    progress.advance(task)
-                    played += 1
-                strategy.end()
-        except Exception as exc:
-            progress.advance(task, len(conv.turns()) - played)
-            self._unit_end(recorder, name, ds, conv, attempt, "failed", f"{type(exc).__name__}: {exc}", time.perf_counter() - t_unit)
-            raise _UnitFailed() from exc
-        self._unit_end(recorder, name, ds, conv, attempt, "ok", None, time.perf_counter() - t_unit)
+            write_json_atomic(self.manifest_path, manifest)
+        except OSError:
+            pass  # e.g. the disk is full: the status stays what the last successful write said
 
-    def _ask(self, strategy: ComposedStrategy, roles: MemoryRoles, probe: Any, turn_ts: datetime,
-             base: dict[str, Any], recorder: RunRecorder) -> None:
-        now = probe.asked_at or turn_ts
-        rec: dict[str, Any] = {
-            **base, "probe_id": probe.id, "category": probe.category.value, "original_category": probe.original_category,
-            "question": probe.question, "gold": [g.forms() for g in probe.gold], "gold_match": probe.gold_match,
-            "superseded": probe.superseded, "forbidden": probe.forbidden, "abstain": probe.abstain,
-            "evidence": probe.evidence, "asked_at": now.isoformat(), "error": None, "judge": None,
-        }
-        with calls.call_scope(probe_id=probe.id):
-            ctx = strategy.context(probe.question, now)
-            text = ctx.text
-            rec.update(context=text, context_tokens=count_tokens(text), context_lines=len(ctx.lines),
-                       context_source_turn_ids=sorted(ctx.source_turn_ids()),
-                       retrieval_latency_s=round(ctx.retrieval_latency_s, 6),
-                       retrieval_total_s=round(ctx.retrieval_total_s, 6))
-            t0 = time.perf_counter()
-            try:
-                out = roles.answer(context=text or "(no memory)", question=probe.question, date=now.date().isoformat())
-                rec["answer"] = str(out["answer"]).strip()
-            except RoleFailure as exc:
-                rec["answer"] = None
-                rec["error"] = str(exc)
-            rec["answer_latency_s"] = round(time.perf_counter() - t0, 5)
-            if roles.judge is not None and rec["answer"] is not None:
-                gold = " | ".join(f for forms in rec["gold"] for f in forms) or "(none: the right response is to say it is unknown)"
-                try:
-                    rec["judge"] = roles.judge(question=probe.question, gold=gold, response=rec["answer"])
-                except RoleFailure as exc:
-                    rec["judge"] = {"error": str(exc)}
-        recorder.write("probes", rec)
 
-    def _unit_end(self, recorder: RunRecorder, name: str, ds: Dataset, conv: Conversation, attempt: str,
-                  status: str, error: str | None, wall: float) -> None:
-        recorder.write("units", {"run_id": self.run_id, "attempt": attempt, "strategy": name, "dataset": ds.name,
-                                 "conversation_id": conv.id, "event": "end", "status": status, "error": error,
-                                 "wall_s": round(wall, 3), "at": _now()})
+def _read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: corrupt manifest ({exc})") from None
+    if not isinstance(data, dict) or "run_id" not in data:
+        raise ValueError(f"{path}: not a memlab manifest (no run_id)")
+    return data
 
 
 def _claim_dir(base: Path) -> Path:
@@ -299,10 +245,6 @@ def _claim_dir(base: Path) -> Path:
     raise FileExistsError(f"could not create a fresh run folder next to {base}")
 
 
-class _UnitFailed(Exception):
-    pass
-
-
 def _progress(enabled: bool) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -313,3 +255,6 @@ def _progress(enabled: bool) -> Any:
 def run(config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = False, progress: bool = True) -> Path:
     """Run a comparison; returns the run folder."""
     return Runner(config, run_dir=run_dir, resume=resume, progress=progress).run()
+
+
+__all__ = ["EXIT_CODES", "ResumeMismatch", "RunAborted", "Runner", "Unit", "finished_units", "run"]

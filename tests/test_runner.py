@@ -50,7 +50,8 @@ def test_starter_comparison_end_to_end(starter_run: Path):
     assert m["status"] == "completed" and m["units"]["failed"] == []
     ds = load_dataset(STARTER)
     assert m["datasets"][0]["hash"] == dataset_hash(ds)
-    assert m["models"]["roles"]["heuristic"] is True
+    assert m["models"]["default"]["heuristic"] is True and m["models"]["heuristic"] is True
+    assert m["format_version"] >= 2 and len(m["run_uid"]) == 32
     assert m["git"]["commit"] and "numpy" in m["packages"]
     fact = next(s for s in m["strategies"] if s["name"] == "fact_rag")
     assert fact["consolidator"]["min_similarity"] == 0.45  # resolved defaults recorded
@@ -169,7 +170,7 @@ def test_failed_model_calls_are_recorded_and_the_run_continues(tmp_path: Path):
                              "max_attempts": 2, "retry_base_delay_s": 0.01})
         run_dir = Runner(cfg, progress=False).run()
     res = load_run(run_dir)
-    assert res.manifest["status"] == "completed"
+    assert res.manifest["status"] == "completed_with_failures" and res.manifest["failed_calls"] == 1
     probes = res.probes.set_index("probe_id")
     assert probes.loc[conv.probes[0].id, "errored"] == 1.0
     assert "500" in probes.loc[conv.probes[0].id, "error"]
@@ -177,7 +178,7 @@ def test_failed_model_calls_are_recorded_and_the_run_continues(tmp_path: Path):
     calls = res.calls
     failed = calls[~calls["ok"].astype(bool)]
     assert len(failed) == 1 and failed.iloc[0]["attempts"] == 2 and failed.iloc[0]["purpose"] == "answer"
-    assert res.manifest["models"]["roles"]["heuristic"] is False
+    assert res.manifest["models"]["heuristic"] is False
 
 
 def test_unreachable_store_fails_its_conversations_with_a_clear_message(tmp_path: Path):
@@ -190,6 +191,7 @@ def test_unreachable_store_fails_its_conversations_with_a_clear_message(tmp_path
     res = load_run(run_dir)
     failed = res.manifest["units"]["failed"]
     assert len(failed) == 2 and all("pg_down" in f and "postgres" in f and "127.0.0.1:9" in f for f in failed)
+    assert res.manifest["status"] == "completed_with_failures"
     assert set(res.probes["strategy"]) == {"no_memory"}
     units = res.units.set_index(["strategy", "conversation_id"])
     assert (units.loc["no_memory", "status"] == "ok").all()

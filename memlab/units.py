@@ -1,0 +1,356 @@
+"""Units of work and how one is played.
+
+A **unit** is one strategy × the conversations of one namespace of one dataset, in dataset
+order: conversations that share a namespace share long-term memory (the second sees what the
+first stored), so they are played in one unit, one after another, and a unit is the smallest
+piece of work that can be run, retried or resumed on its own. Its store namespace is scoped to
+the run (``<run uid>/<strategy>/<dataset>/<namespace>``), so two runs never touch each other's
+memories, even on a shared server.
+
+:class:`UnitPlayer` plays a unit and emits every record through a callback (the serial executor
+writes them straight to the run folder; a worker process or Ray task returns them to the
+single writer). Playing is deterministic: the same config and unit give the same records
+whatever else runs beside it, except for timings and call ids.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from memlab.datasets.models import Conversation, Dataset, Probe
+from memlab.llm import calls
+from memlab.llm.types import CallRecord
+from memlab.records import (AgentStepRow, CallRow, CompressionRow, EvidenceSurvival, MemoryOpRow, ProbeRecord, TurnRecord,
+                            UnitEvent)
+from memlab.redact import redact, redact_text
+from memlab.strategies.base import Answer, StepOutput, TurnEvent
+from memlab.tokens import count_tokens
+
+Emit = Callable[[str, BaseModel], None]
+
+
+@dataclass(frozen=True)
+class Unit:
+    strategy: str
+    dataset: str
+    namespace: str
+    conversation_ids: tuple[str, ...]
+    turns: int
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.strategy, self.dataset, self.namespace)
+
+
+def plan_units(strategies: list[str], datasets: list[Dataset]) -> list[Unit]:
+    """Every strategy × namespace group of every dataset, in config and dataset order."""
+    units = []
+    for name in strategies:
+        for ds in datasets:
+            groups: dict[str, list[Conversation]] = {}
+            for conv in ds.conversations:
+                groups.setdefault(conv.ns, []).append(conv)
+            for ns, convs in groups.items():
+                units.append(Unit(name, ds.name, ns, tuple(c.id for c in convs), sum(len(c.turns()) for c in convs)))
+    return units
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+class UnitFailed(Exception):
+    """The unit could not be completed (its error is in the unit's end record)."""
+
+
+class Workbench:
+    """What playing units needs, built once per process: datasets, roles, embedder, strategies."""
+
+    def __init__(self, config: Any, datasets: dict[str, Dataset], resolved: dict[str, dict[str, Any]], *,
+                 run_dir: Path, run_uid: str) -> None:
+        from memlab.embeddings import shared_embedder
+        from memlab.llm.base import make_model
+        from memlab.roles.program import MemoryRoles
+
+        self.config = config
+        self.datasets = datasets
+        self.resolved = resolved
+        self.run_dir = Path(run_dir)
+        self.run_uid = run_uid
+        self.embedder = shared_embedder(config.embedding_cache)
+        specs = config.role_specs()
+        built: dict[str, Any] = {}
+
+        def model_for(spec: Any) -> Any:
+            key = spec.model_dump_json()
+            if key not in built:
+                built[key] = make_model(spec, embedder=self.embedder)
+            return built[key]
+
+        models = {"default": model_for(config.model), **{p: model_for(s) for p, s in specs.items()}}
+        judge_spec = config.judge_spec()
+        self.judge_model = model_for(judge_spec) if judge_spec else None
+        self.roles = MemoryRoles(models, self.judge_model)
+        self.strategies: dict[str, Any] = {}
+
+    def models_manifest(self) -> dict[str, Any]:
+        """``default`` (the model of every role not overridden), per-role models, the judge."""
+        roles = self.roles.describe()
+        judge = roles.pop("judge")
+        default = self.roles.model.describe()
+        return {"default": default, "roles": roles, "judge": judge,
+                "heuristic": any(bool(r.get("heuristic")) for r in roles.values())}
+
+    def strategy(self, name: str) -> Any:
+        if name not in self.strategies:
+            from memlab.memory.stores.base import make_store
+            from memlab.strategies.composed import ComposedStrategy
+            from memlab.strategies.slots import BuildEnv
+
+            spec = self.resolved[name]
+
+            def store_factory(store_spec: dict[str, Any]) -> Any:
+                store_spec = dict(store_spec)
+                backend = store_spec.pop("type")
+                options = {**self.config.store_options.get(backend, {}), **store_spec}
+                if backend == "chroma" and not options.get("host"):
+                    options.setdefault("path", str(self.run_dir / "stores" / name / "chroma"))
+                return make_store(backend, **options)
+
+            env = BuildEnv(roles=self.roles, embedder=self.embedder, strategy_name=name, make_store=store_factory,
+                           seed=self.config.seed)
+            self.strategies[name] = ComposedStrategy(spec, env, namespace_prefix=f"{self.run_uid}/{name}/")
+        return self.strategies[name]
+
+    def close(self) -> None:
+        for s in self.strategies.values():
+            s.close()
+        self.strategies.clear()
+
+
+class UnitPlayer:
+    """Plays one unit through its strategy and emits every record."""
+
+    def __init__(self, bench: Workbench, emit: Emit, tick: Callable[[int], None] | None = None) -> None:
+        self.bench = bench
+        self.emit = emit
+        self.tick = tick or (lambda n: None)
+
+    def play(self, unit: Unit, *, run_id: str, attempt: str | None = None) -> UnitEvent:
+        """Play ``unit``; returns its end record (status ok or failed). Raises only for faults that
+        must stop the whole run (an endpoint that is down, a full disk)."""
+        attempt = attempt or uuid.uuid4().hex[:12]
+        ds = self.bench.datasets[unit.dataset]
+        base = {"run_id": run_id, "attempt": attempt, "strategy": unit.strategy, "dataset": unit.dataset}
+        unit_fields = {**base, "namespace": unit.namespace, "conversation_ids": list(unit.conversation_ids),
+                       "conversation_id": unit.conversation_ids[0] if len(unit.conversation_ids) == 1 else None}
+        self.emit("units", UnitEvent(event="start", at=now_iso(), **unit_fields))
+        t0 = time.perf_counter()
+        self._ticked = 0
+        status, error, resolved = "ok", None, None
+        self.sink = _CallSink(self.emit, base)
+        try:
+            with calls.call_scope(**base), calls.call_sink(self.sink):
+                strategy = self.bench.strategy(unit.strategy)
+                resolved = redact(strategy.describe())
+                strategy.begin_unit(f"{unit.dataset}/{unit.namespace}")
+                convs = {c.id: c for c in ds.conversations}
+                for cid in unit.conversation_ids:
+                    self._conversation(strategy, convs[cid], {**base, "conversation_id": cid})
+        except Exception as exc:
+            if _must_abort(exc):
+                raise
+            status, error = "failed", redact_text(f"{type(exc).__name__}: {exc}")
+        finally:
+            self._advance(unit.turns - self._ticked)
+        end = UnitEvent(event="end", at=now_iso(), status=status, error=error, wall_s=round(time.perf_counter() - t0, 3),
+                        resolved=resolved, **unit_fields)
+        self.emit("units", end)
+        return end
+
+    def _advance(self, n: int) -> None:
+        self._ticked += n
+        self.tick(n)
+
+    def _conversation(self, strategy: Any, conv: Conversation, base: dict[str, Any]) -> None:
+        seq = Counter()
+        tracker = _SurvivalTracker()
+        probes_after: dict[str, list[Probe]] = {}
+        for probe in conv.probes:
+            probes_after.setdefault(probe.after_turn, []).append(probe)
+        texts: list[str] = []
+        with calls.call_scope(conversation_id=conv.id):
+            self._record_step(strategy.begin_conversation(conv.id), base, None, None, seq, tracker, "conversation_start")
+            for event in turn_events(conv):
+                turn = event.turn
+                before = self.sink.snapshot()
+                t0 = time.perf_counter()
+                with calls.call_scope(turn_id=turn.id, phase="turn"):
+                    out = strategy.observe(event)
+                latency = time.perf_counter() - t0
+                self._record_step(out, base, turn.id, event.invocation, seq, tracker, "turn")
+                used = self.sink.snapshot() - before
+                self.emit("turns", TurnRecord(
+                    **base, turn_id=turn.id, session_id=event.session_id, role=turn.role, invocation=event.invocation,
+                    step=event.step, latency_s=round(latency, 5), ops=dict(Counter(op.op.value for op in out.ops)),
+                    calls=used["calls"], prompt_tokens=used["prompt_tokens"], completion_tokens=used["completion_tokens"],
+                    failed_calls=used["failed_calls"], compressions=len(out.compressions), agent_steps=len(out.agent_steps),
+                    working_memory_tokens=out.working_memory_tokens))
+                texts.append(turn.text)
+                for probe in probes_after.get(turn.id, []):
+                    self._ask(strategy, probe, event, base, texts, tracker)
+                self._advance(1)
+            self._record_step(strategy.end_conversation(), base, None, None, seq, tracker, "conversation_end")
+
+    def _record_step(self, out: StepOutput, base: dict[str, Any], turn_id: str | None, invocation: int | None,
+                     seq: Counter, tracker: _SurvivalTracker, phase: str) -> None:
+        for op in out.ops:
+            seq["op"] += 1
+            self.emit("memory_ops", MemoryOpRow(**base, seq=seq["op"], phase=phase, turn_id=turn_id, **op.record()))
+        for comp in out.compressions:
+            self.emit("compressions", CompressionRow(**base, turn_id=turn_id, invocation=invocation, **comp.record()))
+            tracker.add(comp, invocation)
+        for step in out.agent_steps:
+            self.emit("agent_steps", AgentStepRow(**base, turn_id=turn_id, **step.record()))
+
+    def _ask(self, strategy: Any, probe: Probe, event: TurnEvent, base: dict[str, Any], texts: list[str],
+             tracker: _SurvivalTracker) -> None:
+        from memlab.metrics import gold_present
+        from memlab.roles.program import RoleFailure
+
+        now = probe.asked_at or event.timestamp
+        gold = [g.forms() for g in probe.gold]
+        with calls.call_scope(probe_id=probe.id, phase="probe"):
+            try:
+                result: Answer = strategy.answer(probe.question, now)
+            except Exception as exc:
+                if _must_abort(exc):
+                    raise
+                raise RuntimeError(f"answering probe {probe.id!r} failed: {type(exc).__name__}: {exc}") from exc
+            ctx = result.context
+            text = ctx.text
+            judge = None
+            if self.bench.roles.judge is not None and result.answer is not None:
+                accepted = " | ".join(f for forms in gold for f in forms) or "(none: the right response is to say it is unknown)"
+                try:
+                    judge = dict(self.bench.roles.judge(question=probe.question, gold=accepted, response=result.answer).items())
+                except RoleFailure as exc:
+                    judge = {"error": str(exc)}
+        for step in result.agent_steps:
+            self.emit("agent_steps", AgentStepRow(**base, probe_id=probe.id, **step.record()))
+        sources = ctx.source_turn_ids()
+        self.emit("probes", ProbeRecord(
+            **base, probe_id=probe.id, after_turn=probe.after_turn, category=probe.category.value,
+            original_category=probe.original_category, question=probe.question, gold=gold, gold_match=probe.gold_match,
+            superseded=probe.superseded, forbidden=probe.forbidden, abstain=probe.abstain, evidence=probe.evidence,
+            asked_at=now.isoformat(),
+            gold_written=bool(gold) and any(gold_present(t, gold, probe.gold_match) for t in texts) if gold else None,
+            context=text, context_tokens=count_tokens(text), context_lines=len(ctx.lines), context_items=ctx.items(),
+            context_source_turn_ids=sorted(sources), answer=result.answer, error=result.error, judge=judge,
+            retrieval_latency_s=round(ctx.retrieval_latency_s, 6), retrieval_total_s=round(ctx.retrieval_total_s, 6),
+            answer_latency_s=round(result.latency_s, 5), agent_steps=len(result.agent_steps),
+            survival=tracker.survival(probe, event.invocation, sources, gold),
+        ))
+
+
+def turn_events(conv: Conversation) -> list[TurnEvent]:
+    """The conversation's turns as strategy events, with invocation boundaries resolved.
+
+    An invocation starts at each user message; the turns before the first user message (a system
+    prompt, a greeting) form invocation 0. A turn ends its invocation when the next turn is a user
+    message or there is no next turn."""
+    flat = conv.turns()
+    speakers = conv.speakers
+    out: list[TurnEvent] = []
+    invocation, step = 0, 0
+    for i, (session, turn) in enumerate(flat):
+        if turn.role == "user" and i > 0:
+            invocation += 1
+            step = 0
+        nxt = flat[i + 1][1] if i + 1 < len(flat) else None
+        out.append(TurnEvent(conv.id, conv.ns, session.id, turn, turn.timestamp or session.timestamp,
+                             turn.speaker or speakers.get(turn.role, turn.role), invocation=invocation, step=step,
+                             ends_invocation=nxt is None or nxt.role == "user"))
+        step += 1
+    return out
+
+
+class _SurvivalTracker:
+    """The latest summary per compressed component, to score evidence survival at probe time."""
+
+    def __init__(self) -> None:
+        self.latest: dict[str, tuple[Any, int | None]] = {}
+
+    def add(self, comp: Any, invocation: int | None) -> None:
+        if comp.ok:
+            self.latest[comp.component] = (comp, invocation)
+
+    def survival(self, probe: Probe, invocation: int, context_sources: set[str], gold: list[list[str]]) -> list[EvidenceSurvival]:
+        from memlab.metrics import gold_present
+
+        out = []
+        evidence = set(probe.evidence)
+        for component, (comp, inv) in sorted(self.latest.items()):
+            if component == "working_memory" and inv != invocation:
+                continue  # working memory lives for one invocation
+            folded = sorted(evidence & set(comp.summary_source_turn_ids))
+            if not folded or not gold:
+                continue
+            out.append(EvidenceSurvival(component=component, folded_evidence=folded,
+                                        survived=gold_present(comp.summary, gold, probe.gold_match),
+                                        in_context=set(folded) <= context_sources))
+        return out
+
+
+class _CallSink:
+    """Turns the model layer's call records into run records, and keeps running totals."""
+
+    def __init__(self, emit: Emit, base: dict[str, Any]) -> None:
+        self.emit = emit
+        self.base = base
+        self.totals = Counter()
+
+    def snapshot(self) -> Counter:
+        return Counter(self.totals)
+
+    def __call__(self, record: CallRecord) -> None:
+        data = record.model_dump(mode="json")
+        scope = data.get("scope") or {}
+        row = {**{k: scope.get(k, v) for k, v in self.base.items()}, **data,
+               "conversation_id": scope.get("conversation_id"), "turn_id": scope.get("turn_id"),
+               "probe_id": scope.get("probe_id"), "phase": scope.get("phase", "turn")}
+        if row.get("error"):
+            row["error"] = redact_text(row["error"])
+        self.emit("calls", CallRow.model_validate(row))
+        self.totals["calls"] += 1
+        self.totals["prompt_tokens"] += record.prompt_tokens
+        self.totals["completion_tokens"] += record.completion_tokens
+        self.totals["failed_calls"] += 0 if record.ok else 1
+
+
+def _must_abort(exc: BaseException) -> bool:
+    """Faults that no other unit can survive either: stop the run instead of failing unit after unit."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+        return True
+    return type(exc).__name__ == "EndpointDown" or any(type(c).__name__ == "EndpointDown" for c in _causes(exc))
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    out = []
+    while exc.__cause__ is not None or exc.__context__ is not None:
+        exc = exc.__cause__ or exc.__context__
+        out.append(exc)
+        if len(out) > 10:
+            break
+    return out
