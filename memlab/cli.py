@@ -73,20 +73,40 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from memlab.datasets.io import validate_file
+    """Check every file (folders: their dataset files, recursively) and report each; 1 if any has problems."""
+    from memlab.datasets.discover import expand_paths
+    from memlab.datasets.io import DatasetError, FormatNotRecognised, check_file
 
-    bad = 0
-    for path in args.paths:
-        ds, problems = validate_file(path)
-        if problems:
+    candidates, notes = expand_paths(args.paths)
+    bad = checked = 0
+    for cand in candidates:
+        try:
+            ds, problems = check_file(cand.path)
+        except FormatNotRecognised as exc:
+            if cand.from_folder:
+                notes.append(f"{cand.path}: skipped, not a dataset (format not recognised)")
+                continue
+            ds, problems = None, exc.problems
+        except DatasetError as exc:
+            ds, problems = None, exc.problems
+        checked += 1
+        if problems or ds is None:
             bad += 1
-            print(f"✗ {path}: {len(problems)} problem(s)")
+            print(f"✗ {cand.path}: {len(problems)} problem(s)")
             for p in problems:
                 print(f"  {p}")
         else:
-            assert ds is not None
-            print(f"✓ {path}: dataset {ds.name!r} v{ds.version}: {len(ds.conversations)} conversations, {len(ds.probes())} probes")
-    return 1 if bad else 0
+            fmt = ds.meta.get("source_format")
+            origin = f" (converted from {fmt})" if fmt else ""
+            print(f"✓ {cand.path}: dataset {ds.name!r} v{ds.version}{origin}: {len(ds.conversations)} conversations, "
+                  f"{len(ds.probes())} probes")
+    for note in notes:
+        print(f"note: {note}")
+    if not checked:
+        print("no dataset files found")
+    elif checked > 1:
+        print(f"{checked - bad} of {checked} file(s) valid")
+    return 1 if bad or not checked else 0
 
 
 def _cmd_components(args: argparse.Namespace) -> int:

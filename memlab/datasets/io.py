@@ -1,107 +1,45 @@
-"""Reading native datasets (YAML or JSON) with errors that name file, line and field.
+"""Loading and checking a dataset file of any supported format, with every problem reported at once.
 
-Problems are collected, not raised one at a time: ``validate_file`` returns every schema and
-consistency problem it finds, each with the JSON path and the line in the source file, so
-a dataset author fixes them in one pass. ``load_dataset`` raises :class:`DatasetError`
-holding that list.
+``check_file`` is the one path every loader takes: read and parse the file once
+(:mod:`memlab.datasets.source`), decide its format by the shape of the data
+(:mod:`memlab.datasets.loaders`), reject strings no backend can store
+(:mod:`memlab.datasets.storable`), then validate a native dataset strictly (schema, then
+cross-field consistency) or convert a public benchmark leniently. Problems are collected, not
+raised one at a time, each with the file, the line and the JSON path, so a dataset author fixes
+them in one pass. ``validate_file`` returns them; ``load_dataset`` raises :class:`DatasetError`
+holding them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
+from memlab.datasets import loaders
 from memlab.datasets.models import Category, Dataset
+from memlab.datasets.problems import DatasetError, FormatNotRecognised, Problem, format_path
+from memlab.datasets.source import Source, read_source
+from memlab.datasets.storable import unstorable_strings
+
+__all__ = ["DatasetError", "FormatNotRecognised", "Problem", "check_consistency", "check_file", "dataset_hash",
+           "load_dataset", "validate_file", "write_dataset"]
+
+LineFor = Callable[[tuple[Any, ...]], "int | None"]
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with a dataset file."""
-
-    file: str
-    path: str
-    line: int | None
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.path or '<root>'}: {self.message}"
-
-
-class DatasetError(ValueError):
-    """A dataset failed to load; ``problems`` lists every problem found."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        self.problems = problems
-        head = "\n".join(f"  {p}" for p in problems[:20])
-        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
-        super().__init__(f"{len(problems)} problem(s) in dataset:\n{head}{more}")
-
-
-class _StringTimestampLoader(yaml.SafeLoader):
-    """SafeLoader that keeps timestamps as strings so pydantic reports bad ones by field."""
-
-
-_StringTimestampLoader.yaml_implicit_resolvers = {
-    key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.copy().items()
-}
-
-
-def _line_map(node: yaml.Node, path: tuple[Any, ...] = (), out: dict | None = None) -> dict[tuple, int]:
-    out = {} if out is None else out
-    out[path] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            _line_map(value_node, path + (key_node.value,), out)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _line_map(item, path + (i,), out)
-    return out
-
-
-def _fmt_path(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _line_for(lines: dict[tuple, int], loc: tuple[Any, ...]) -> int | None:
-    loc = tuple(loc)
-    while loc:
-        if loc in lines:
-            return lines[loc]
-        loc = loc[:-1]
-    return lines.get(())
-
-
-def read_raw(path: str | Path) -> tuple[Any, dict[tuple, int]]:
-    """Parse a YAML/JSON file into Python data plus a path → line map."""
-    path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    try:
-        node = yaml.compose(text, Loader=_StringTimestampLoader)
-        data = yaml.load(text, Loader=_StringTimestampLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark else None
-        raise DatasetError([Problem(str(path), "", line, f"not valid YAML/JSON: {getattr(exc, 'problem', exc)}")]) from exc
-    return data, (_line_map(node) if node is not None else {})
-
-
-def check_consistency(ds: Dataset, file: str, lines: dict[tuple, int]) -> list[Problem]:
-    """Cross-field checks pydantic cannot express: ids, ordering, evidence."""
+def check_consistency(ds: Dataset, file: str, line_for: LineFor | None = None) -> list[Problem]:
+    """Cross-field checks pydantic cannot express: ids, ordering, evidence (``line_for`` maps a path to its line)."""
     problems: list[Problem] = []
 
     def add(loc: tuple[Any, ...], msg: str) -> None:
-        problems.append(Problem(file, _fmt_path(loc), _line_for(lines, loc), msg))
+        problems.append(Problem(file, format_path(loc), line_for(loc) if line_for else None, msg))
 
     conv_ids: dict[str, int] = {}
     for ci, conv in enumerate(ds.conversations):
@@ -167,26 +105,47 @@ def _naive(ts):  # compare aware and naive timestamps without raising
     return ts.replace(tzinfo=None)
 
 
+def check_file(path: str | Path) -> tuple[Dataset | None, list[Problem]]:
+    """Read, recognise and check a dataset file; return the dataset (if it could be built) and every problem.
+
+    Raises :class:`FormatNotRecognised` when the file parses but is in no known format (folder scans
+    skip those), and :class:`DatasetError` when it cannot be read or parsed at all.
+    """
+    source = read_source(path)
+    fmt = loaders.detect(source.data)
+    if fmt is None:
+        raise loaders.not_recognised(source.file, source.data)
+    problems = [Problem(source.file, format_path(loc), source.line_for(loc), msg)
+                for loc, msg in unstorable_strings(source.data)]
+    ds, more = _check_native(source) if fmt == loaders.NATIVE else _convert(source, fmt)
+    return ds, problems + more
+
+
 def validate_file(path: str | Path) -> tuple[Dataset | None, list[Problem]]:
-    """Parse and check a native dataset file; return the dataset (if it parsed) and all problems."""
-    file = str(path)
+    """Like :func:`check_file`, but every failure is returned as problems (never raised)."""
     try:
-        data, lines = read_raw(path)
+        return check_file(path)
     except DatasetError as exc:
         return None, exc.problems
-    except OSError as exc:
-        return None, [Problem(file, "", None, f"cannot read file: {exc}")]
-    if not isinstance(data, dict):
-        return None, [Problem(file, "", 1, "top level must be a mapping with name and conversations")]
+
+
+def _check_native(source: Source) -> tuple[Dataset | None, list[Problem]]:
     try:
-        ds = Dataset.model_validate(data)
+        ds = Dataset.model_validate(source.data)
     except ValidationError as exc:
-        problems = [
-            Problem(file, _fmt_path(err["loc"]), _line_for(lines, err["loc"]), _pydantic_msg(err))
-            for err in exc.errors()
-        ]
-        return None, problems
-    return ds, check_consistency(ds, file, lines)
+        return None, [Problem(source.file, format_path(err["loc"]), source.line_for(err["loc"]), _pydantic_msg(err))
+                      for err in exc.errors()]
+    return ds, check_consistency(ds, source.file, source.line_for)
+
+
+def _convert(source: Source, fmt: str) -> tuple[Dataset | None, list[Problem]]:
+    """Convert a public-benchmark file leniently; repairs are logged, unconvertible records are problems."""
+    try:
+        ds, repairs = loaders.FORMATS[fmt].convert(source.data, Path(source.file).name)
+    except loaders.ConversionError as exc:
+        return None, exc.problems(source)
+    loaders.log_repairs(logging.getLogger(f"memlab.datasets.{fmt}"), source.file, loaders.FORMATS[fmt].label, repairs)
+    return ds, []
 
 
 def _pydantic_msg(err: dict[str, Any]) -> str:
@@ -201,17 +160,12 @@ def _pydantic_msg(err: dict[str, Any]) -> str:
 
 
 def load_dataset(path: str | Path) -> Dataset:
-    """Load a dataset file of any supported format; raise :class:`DatasetError` listing problems.
+    """Load a dataset file of any supported format; raise :class:`DatasetError` listing every problem.
 
     Native YAML/JSON is checked strictly. Public benchmark files (LoCoMo, LongMemEval) are
-    recognised by shape and converted by :mod:`memlab.datasets.loaders`.
+    recognised by the shape of their data and converted (:mod:`memlab.datasets.loaders`).
     """
-    from memlab.datasets import loaders  # local: loaders import this module
-
-    converted = loaders.try_convert(path)
-    if converted is not None:
-        return converted
-    ds, problems = validate_file(path)
+    ds, problems = check_file(path)
     if problems or ds is None:
         raise DatasetError(problems)
     return ds

@@ -23,26 +23,29 @@ Mapping (documented in ``datasets/README.md``):
   ``original_category`` keeps e.g. ``"1:multi-hop"``.
 * every probe is asked after the last turn of the conversation.
 * lenient parsing, each fix reported: evidence strings like ``"D8:6; D9:17"`` are split,
-  ``"D:11:26"`` becomes ``"D11:26"``, evidence ids not in the conversation are dropped, integer
-  answers become strings, duplicate dia_ids get a suffix.
+  ``"D:11:26"`` becomes ``"D11:26"``, zero-padded ids like ``"D30:05"`` become ``"D30:5"``,
+  evidence ids not in the conversation are dropped, integer answers become strings, duplicate
+  dia_ids get a suffix.
+* recognised by structure (:func:`matches`): the published file orders each sample's keys
+  ``qa, conversation, event_summary, observation, session_summary, sample_id``, so nothing may
+  depend on key order. ``event_summary``, ``observation`` and ``session_summary`` are
+  annotations derived from the conversation and are not read.
 
-``load_with_report(path)`` returns ``(dataset, repairs)``; ``convert`` logs the repairs (warning
-with a count, debug for each) and stores ``meta.repairs`` = their number.
+``load_with_report(path)`` returns ``(dataset, repairs)``; loading through ``load_dataset`` logs the
+repairs (warning with a count, debug for each) and stores ``meta.repairs`` = their number.
 """
 
 from __future__ import annotations
 
-import json
-import logging
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memlab.datasets.loaders import FORMATS, json_list_head
+from memlab.datasets.loaders import FORMATS, ConversionError, Format, convert_records, first_record, not_recognised, records
 from memlab.datasets.models import Conversation, Dataset, GoldAnswer, Probe, Session, Turn
-
-log = logging.getLogger(__name__)
+from memlab.datasets.problems import DatasetError
+from memlab.datasets.source import read_source
 
 CATEGORIES = {1: ("multi_session", "multi-hop"), 2: ("temporal", "temporal"), 3: ("open_domain", "open-domain"),
               4: ("single_hop", "single-hop"), 5: ("abstention", "adversarial")}
@@ -52,10 +55,10 @@ _DATE_FORMATS = ["%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on 
                  "%d %B, %Y", "%d %B %Y", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d"]
 
 
-def sniff(path: Path) -> bool:
-    """A JSON list whose first item has sample_id, conversation and qa (reads only the file's head)."""
-    head = json_list_head(path)
-    return head is not None and '"sample_id"' in head and '"conversation"' in head and ('"qa"' in head or '"speaker_a"' in head)
+def matches(data: Any) -> bool:
+    """A list of samples (or one sample) whose first has a ``conversation`` object and ``qa`` or ``sample_id``."""
+    rec = first_record(data)
+    return rec is not None and isinstance(rec.get("conversation"), dict) and ("qa" in rec or "sample_id" in rec)
 
 
 def parse_datetime(text: str) -> datetime | None:
@@ -85,37 +88,32 @@ def parse_evidence(raw: Any) -> tuple[list[str], bool]:
     repaired = False
     for item in items:
         s = str(item)
-        found = [f"D{a}:{b}" for a, b in _EVIDENCE.findall(s)]
+        found = [f"D{int(a)}:{int(b)}" for a, b in _EVIDENCE.findall(s)]
         if found != [s.strip()]:
             repaired = True
         out.extend(found)
     return list(dict.fromkeys(out)), repaired
 
 
-def load_with_report(path: str | Path, roles: str = "user") -> tuple[Dataset, list[str]]:
-    """Convert a LoCoMo file; return the dataset and the list of repairs made."""
-    path = Path(path)
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if isinstance(data, dict):  # a single sample
-        data = [data]
+def convert(data: Any, file_name: str, roles: str = "user") -> tuple[Dataset, list[str]]:
+    """Convert parsed LoCoMo data; return the dataset and the repairs made (every bad sample raises, together)."""
     repairs: list[str] = []
-    convs = [_convert_sample(s, i, repairs, roles) for i, s in enumerate(data)]
-    ds = Dataset(name=f"locomo-{path.stem}", description=f"LoCoMo converted from {path.name}", conversations=convs,
-                 meta={"source_format": "locomo", "source_file": path.name, "repairs": len(repairs), "roles": roles})
+    convs = convert_records(records(data), lambda s, i: _convert_sample(s, i, repairs, roles), "LoCoMo sample")
+    stem = Path(file_name).stem
+    ds = Dataset(name=f"locomo-{stem}", description=f"LoCoMo converted from {file_name}", conversations=convs,
+                 meta={"source_format": "locomo", "source_file": file_name, "repairs": len(repairs), "roles": roles})
     return ds, repairs
 
 
-def convert(path: str | Path) -> Dataset:
-    ds, repairs = load_with_report(path)
-    _log_repairs(path, repairs)
-    return ds
-
-
-def _log_repairs(path: str | Path, repairs: list[str]) -> None:
-    if repairs:
-        log.warning("%s: %d repair(s) while converting LoCoMo (see dataset.meta / load_with_report)", path, len(repairs))
-        for r in repairs:
-            log.debug("%s: %s", path, r)
+def load_with_report(path: str | Path, roles: str = "user") -> tuple[Dataset, list[str]]:
+    """Read and convert a LoCoMo file; return the dataset and the list of repairs made."""
+    source = read_source(path)
+    if not matches(source.data):
+        raise not_recognised(source.file, source.data)
+    try:
+        return convert(source.data, Path(path).name, roles)
+    except ConversionError as exc:
+        raise DatasetError(exc.problems(source)) from None
 
 
 def _convert_sample(sample: dict, index: int, repairs: list[str], roles: str) -> Conversation:
@@ -172,12 +170,18 @@ def _convert_sample(sample: dict, index: int, repairs: list[str], roles: str) ->
     if not sessions:
         raise ValueError(f"LoCoMo sample {sid} has no sessions")
     last = sessions[-1].turns[-1].id
-    probes = [p for i, qa in enumerate(sample.get("qa") or []) if (p := _convert_qa(sid, i, qa, seen, last, repairs))]
+    ids = {_canonical_id(t): t for t in seen}  # evidence "D30:05" must find dia_id "D30:5" and the other way round
+    probes = [p for i, qa in enumerate(sample.get("qa") or []) if (p := _convert_qa(sid, i, qa, ids, last, repairs))]
     return Conversation(id=sid, namespace=sid, speakers={"speaker_a": a, "speaker_b": b}, sessions=sessions, probes=probes,
                         meta={"source": "locomo"})
 
 
-def _convert_qa(sid: str, i: int, qa: dict, turn_ids: set[str], last: str, repairs: list[str]) -> Probe | None:
+def _canonical_id(dia_id: str) -> str:
+    m = _EVIDENCE.fullmatch(dia_id.strip())
+    return f"D{int(m.group(1))}:{int(m.group(2))}" if m else dia_id
+
+
+def _convert_qa(sid: str, i: int, qa: dict, turn_ids: dict[str, str], last: str, repairs: list[str]) -> Probe | None:
     pid = f"{sid}-q{i + 1:03d}"
     question = str(qa.get("question") or "").strip()
     if not question:
@@ -195,7 +199,7 @@ def _convert_qa(sid: str, i: int, qa: dict, turn_ids: set[str], last: str, repai
     missing = [e for e in evidence if e not in turn_ids]
     if missing:
         repairs.append(f"{pid}: evidence {missing} not in the conversation; dropped")
-        evidence = [e for e in evidence if e in turn_ids]
+    evidence = [turn_ids[e] for e in evidence if e in turn_ids]
     abstain = cat_num == 5
     gold: list[GoldAnswer] = []
     if not abstain:
@@ -211,4 +215,4 @@ def _convert_qa(sid: str, i: int, qa: dict, turn_ids: set[str], last: str, repai
                  abstain=abstain, original_category=f"{cat_num}:{label}")
 
 
-FORMATS["locomo"] = (sniff, convert)
+FORMATS["locomo"] = Format("locomo", "LoCoMo", "list of samples with sample_id, conversation and qa", matches, convert)

@@ -21,21 +21,23 @@ Mapping (documented in ``datasets/README.md``):
   "answer" for them is an explanation). ``original_category`` keeps the question type (plus
   ``_abs``).
 * integer answers become strings; every repair is reported by ``load_with_report``.
+* recognised by structure (:func:`matches`: records with ``question_id`` and
+  ``haystack_sessions``), whatever the key order; the published order is ``question_id,
+  question_type, question, answer, question_date, haystack_dates, haystack_session_ids,
+  haystack_sessions, answer_session_ids``.
 """
 
 from __future__ import annotations
 
-import json
-import logging
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memlab.datasets.loaders import FORMATS, json_list_head
+from memlab.datasets.loaders import FORMATS, ConversionError, Format, convert_records, first_record, not_recognised, records
 from memlab.datasets.models import Conversation, Dataset, GoldAnswer, Probe, Session, Turn
-
-log = logging.getLogger(__name__)
+from memlab.datasets.problems import DatasetError
+from memlab.datasets.source import read_source
 
 QUESTION_TYPES = {"single-session-user": "single_hop", "single-session-assistant": "single_hop",
                   "single-session-preference": "preference", "multi-session": "multi_session",
@@ -43,9 +45,10 @@ QUESTION_TYPES = {"single-session-user": "single_hop", "single-session-assistant
 _DATE_FORMATS = ["%Y/%m/%d (%a) %H:%M", "%Y/%m/%d %H:%M", "%Y/%m/%d", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"]
 
 
-def sniff(path: Path) -> bool:
-    head = json_list_head(path)
-    return head is not None and '"question_id"' in head and ('"haystack_sessions"' in head or '"question_type"' in head)
+def matches(data: Any) -> bool:
+    """A list of questions (or one question) whose first has ``question_id`` and ``haystack_sessions``."""
+    rec = first_record(data)
+    return rec is not None and "question_id" in rec and "haystack_sessions" in rec
 
 
 def parse_date(text: Any) -> datetime | None:
@@ -62,25 +65,24 @@ def parse_date(text: Any) -> datetime | None:
     return None
 
 
-def load_with_report(path: str | Path) -> tuple[Dataset, list[str]]:
-    path = Path(path)
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if isinstance(data, dict):
-        data = [data]
+def convert(data: Any, file_name: str) -> tuple[Dataset, list[str]]:
+    """Convert parsed LongMemEval data; return the dataset and the repairs made (every bad question raises, together)."""
     repairs: list[str] = []
-    convs = [_convert_item(item, i, repairs) for i, item in enumerate(data)]
-    ds = Dataset(name=f"longmemeval-{path.stem}", description=f"LongMemEval converted from {path.name}",
-                 conversations=convs, meta={"source_format": "longmemeval", "source_file": path.name, "repairs": len(repairs)})
+    convs = convert_records(records(data), lambda item, i: _convert_item(item, i, repairs), "LongMemEval question")
+    ds = Dataset(name=f"longmemeval-{Path(file_name).stem}", description=f"LongMemEval converted from {file_name}",
+                 conversations=convs, meta={"source_format": "longmemeval", "source_file": file_name, "repairs": len(repairs)})
     return ds, repairs
 
 
-def convert(path: str | Path) -> Dataset:
-    ds, repairs = load_with_report(path)
-    if repairs:
-        log.warning("%s: %d repair(s) while converting LongMemEval (see dataset.meta / load_with_report)", path, len(repairs))
-        for r in repairs:
-            log.debug("%s: %s", path, r)
-    return ds
+def load_with_report(path: str | Path) -> tuple[Dataset, list[str]]:
+    """Read and convert a LongMemEval file; return the dataset and the list of repairs made."""
+    source = read_source(path)
+    if not matches(source.data):
+        raise not_recognised(source.file, source.data)
+    try:
+        return convert(source.data, Path(path).name)
+    except ConversionError as exc:
+        raise DatasetError(exc.problems(source)) from None
 
 
 def _convert_item(item: dict, index: int, repairs: list[str]) -> Conversation:
@@ -166,4 +168,5 @@ def _convert_item(item: dict, index: int, repairs: list[str]) -> Conversation:
                         probes=[probe], meta={"source": "longmemeval", "question_type": qtype})
 
 
-FORMATS["longmemeval"] = (sniff, convert)
+FORMATS["longmemeval"] = Format("longmemeval", "LongMemEval", "list of questions with question_id and haystack_sessions",
+                                matches, convert)

@@ -1,12 +1,14 @@
 """Dataset statistics: conversations, sessions, turns, probes by category, token lengths.
 
 Works on any file :func:`memlab.datasets.load_dataset` reads (native YAML/JSON, LoCoMo,
-LongMemEval). ``memlab datasets stats PATH...`` prints one rich table for all given files.
+LongMemEval). ``memlab datasets stats PATH...`` prints one rich table for all given files and
+folders (a folder is read recursively, see :mod:`memlab.datasets.discover`).
 """
 
 from __future__ import annotations
 
 import statistics
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -56,6 +58,41 @@ def load_any(path: str | Path) -> Dataset:
     return load_dataset(path)
 
 
+def collect_stats(paths: list[str | Path]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Stats of every dataset in the given files and folders, and notes on what was skipped.
+
+    Every file is read even when an earlier one fails; the problems of all failing files are raised
+    together at the end (:class:`DatasetError`). Files found in a folder that are in no known format
+    are skipped with a note; a file named directly must be a dataset.
+    """
+    from memlab.datasets.discover import expand_paths
+    from memlab.datasets.problems import DatasetError, FormatNotRecognised
+
+    candidates, notes = expand_paths(paths)
+    rows: list[dict[str, Any]] = []
+    problems = []
+    for cand in candidates:
+        try:
+            ds = load_any(cand.path)
+        except FormatNotRecognised as exc:
+            if not cand.from_folder:
+                problems += exc.problems
+            else:
+                notes.append(f"{cand.path}: skipped, not a dataset (format not recognised)")
+            continue
+        except DatasetError as exc:
+            problems += exc.problems
+            continue
+        st = dataset_stats(ds)
+        st["path"] = str(cand.path)
+        rows.append(st)
+    if problems:
+        raise DatasetError(problems)
+    if not rows:
+        raise ValueError(f"no datasets found in {', '.join(map(str, paths))}")
+    return rows, notes
+
+
 def stats_table(rows: list[dict[str, Any]], title: str = "Datasets"):
     """A rich Table with one row per dataset stats dict."""
     from rich.table import Table
@@ -79,20 +116,17 @@ def stats_table(rows: list[dict[str, Any]], title: str = "Datasets"):
 
 
 def print_stats(paths: list[str | Path], console=None, as_json: bool = False) -> list[dict[str, Any]]:
-    """Load each file, print one table (or JSON), return the stats dicts."""
+    """Load each file (folders: their datasets), print one table (or JSON) and the skip notes on stderr."""
     import json
 
     from rich.console import Console
 
     console = console or Console(width=None if Console().is_terminal else 200)
-    rows = []
-    for p in paths:
-        ds = load_any(p)
-        st = dataset_stats(ds)
-        st["path"] = str(p)
-        rows.append(st)
+    rows, notes = collect_stats(paths)
     if as_json:
         console.print_json(json.dumps(rows))
     else:
         console.print(stats_table(rows))
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     return rows
