@@ -87,6 +87,10 @@ class Role:
                     outputs = {k: outputs[k] for k in self.output_fields}
                 except Exception as exc:  # adapter raises its own AdapterParseError, KeyError on missing fields
                     last_error = f"malformed output: {type(exc).__name__}: {str(exc)[:300]}"
+                    # a cache must not serve this reply again (the correction below is identical across runs too)
+                    reject = getattr(self.model, "reject", None)  # models written before ChatModel.reject existed lack it
+                    if reject is not None:
+                        reject(request)
                     convo = [
                         *messages,
                         {"role": "assistant", "content": resp.text},
