@@ -18,6 +18,7 @@ Behaviours
     where it makes sense):
 
     ``status``        HTTP error status (e.g. 500, 429, 400) with a JSON error body
+    ``message``       the error body's message (default "scripted failure"), e.g. to echo a key
     ``retry_after``   value of the ``Retry-After`` header sent with it (seconds or an HTTP-date)
     ``delay``         seconds to wait before answering
     ``hang``          True (or seconds): hold the request without answering, until that long has
@@ -37,7 +38,7 @@ Where a request's behaviour comes from, first match wins:
 
     1. the server-side rate limit (``rate_limit_rps``): over it, HTTP 429 with ``Retry-After`` and
        ``retry-after-ms`` (the request consumes nothing else);
-    2. ``fail_when``: HTTP 500 when the request's messages contain this substring;
+    2. ``fail_when``: ``fail_with`` when the request's messages contain this substring;
     3. flaky mode: ``fail_first`` (the first N requests) and ``fail_every`` (every k-th request)
        get ``fail_with`` (default ``{"status": 500}``);
     4. ``script``: a queue of behaviours, one popped per request;
@@ -188,7 +189,7 @@ class FakeOpenAIServer:
 
     def _behaviour(self, n: int, body: dict[str, Any]) -> dict[str, Any]:
         if self.fail_when and self.fail_when in json.dumps(body.get("messages", [])):
-            return {"status": 500}
+            return dict(self.fail_with)
         if n <= self.fail_first or (self.fail_every and n % self.fail_every == 0):
             return dict(self.fail_with)
         if self.script:
@@ -290,7 +291,8 @@ def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return self._reset()
             if behaviour.get("status"):
                 extra = {"Retry-After": str(behaviour["retry_after"])} if "retry_after" in behaviour else {}
-                return self._send(record, behaviour["status"], {"error": {"message": "scripted failure", "type": "test"}}, extra)
+                error = {"message": behaviour.get("message", "scripted failure"), "type": "test"}
+                return self._send(record, behaviour["status"], {"error": error}, extra)
             if behaviour.get("empty"):
                 return self._send_raw(record, 200, b"")
             if "body" in behaviour:
