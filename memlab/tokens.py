@@ -11,8 +11,10 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 _URLS = {
     "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
@@ -54,9 +56,67 @@ def count_tokens(text: str, name: str = "cl100k_base") -> int:
     return len(encoding(name).encode(text, disallowed_special=()))
 
 
-def count_message_tokens(messages: list[dict[str, str]], name: str = "cl100k_base") -> int:
-    """Tokens of a chat request as OpenAI counts them (3 per message + 3 reply priming)."""
-    return sum(3 + count_tokens(m.get("content") or "", name) + count_tokens(m.get("role", ""), name) for m in messages) + 3
+def _content_tokens(content: Any, name: str) -> int:
+    """A message's content: a string, None (an assistant message that only calls tools) or a list
+    of parts (OpenAI's multimodal form, whose text parts are counted)."""
+    if content is None:
+        return 0
+    if isinstance(content, str):
+        return count_tokens(content, name)
+    if isinstance(content, list):
+        return sum(count_tokens(part.get("text") or "", name) for part in content if isinstance(part, dict))
+    return count_tokens(str(content), name)
+
+
+def count_message_tokens(messages: list[dict[str, Any]], name: str = "cl100k_base") -> int:
+    """Tokens of a chat request as OpenAI counts them (3 per message + 3 reply priming).
+
+    Assistant tool calls count their function name and argument string plus 3 tokens of framing;
+    a ``tool`` message counts like any other message (its ``tool_call_id`` is not billed text).
+    """
+    total = 3
+    for m in messages:
+        total += 3 + count_tokens(m.get("role") or "", name) + _content_tokens(m.get("content"), name)
+        if m.get("name"):
+            total += 1 + count_tokens(m["name"], name)
+        for call in m.get("tool_calls") or []:
+            fn = call.get("function") or {}
+            total += 3 + count_tokens(fn.get("name") or "", name) + count_tokens(fn.get("arguments") or "", name)
+    return total
+
+
+# Framing tokens OpenAI adds around function definitions for cl100k-era models (gpt-4,
+# gpt-3.5-turbo), as measured in OpenAI's cookbook "How to count tokens with tiktoken".
+_FUNC_INIT, _PROP_INIT, _PROP_KEY, _ENUM_INIT, _ENUM_ITEM, _FUNC_END = 10, 3, 3, -3, 3, 12
+
+
+def count_tool_tokens(tools: list[Any], name: str = "cl100k_base") -> int:
+    """Prompt tokens an endpoint bills for offering ``tools`` (ToolSpecs or OpenAI tool dicts).
+
+    Endpoints render the schemas into the prompt, so a call that offers tools costs more than
+    its messages. The count follows the cookbook's per-function recipe: ``name:description``,
+    then ``key:type:description`` per top-level property (enum values counted per item); a
+    property with a nested schema counts as its JSON text. It is an estimate within a few tokens
+    for flat schemas, used only when the API reports no usage.
+    """
+    if not tools:
+        return 0
+    total = _FUNC_END
+    for tool in tools:
+        fn = tool.to_openai()["function"] if hasattr(tool, "to_openai") else tool.get("function", tool)
+        total += _FUNC_INIT + count_tokens(f"{fn.get('name', '')}:{(fn.get('description') or '').rstrip('.')}", name)
+        props = (fn.get("parameters") or {}).get("properties") or {}
+        if props:
+            total += _PROP_INIT
+        for key, schema in props.items():
+            total += _PROP_KEY
+            if not isinstance(schema, dict) or set(schema) - {"type", "description", "enum"}:
+                total += count_tokens(f"{key}:{json.dumps(schema, ensure_ascii=False)}", name)
+                continue
+            if "enum" in schema:
+                total += _ENUM_INIT + sum(_ENUM_ITEM + count_tokens(str(v), name) for v in schema["enum"])
+            total += count_tokens(f"{key}:{schema.get('type', '')}:{(schema.get('description') or '').rstrip('.')}", name)
+    return total
 
 
 def truncate_tokens(text: str, max_tokens: int, name: str = "cl100k_base") -> str:

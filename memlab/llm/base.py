@@ -1,16 +1,20 @@
 """The one chat-model interface every LLM role goes through, and the model registry.
 
 A :class:`ModelSpec` names a provider (``heuristic`` or ``openai`` — any OpenAI-compatible
-endpoint: OpenAI, vLLM, Ollama, llama.cpp server) and optionally a record/replay cache. The
-resolved spec (defaults filled in, never the key itself) goes into every run manifest.
+endpoint: OpenAI, vLLM, Ollama, llama.cpp server), how to treat the endpoint (timeouts,
+retries, rate limits, circuit breaker) and optionally a record/replay cache. The resolved
+spec (defaults filled in, never the key itself, credentials in ``base_url`` redacted) goes
+into every run manifest. docs/models.md describes the whole contract.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
+from memlab.llm.limiter import RateLimit
+from memlab.llm.redact import redact_url
 from memlab.llm.types import ChatRequest, ChatResponse
 from memlab.registry import Registry
 
@@ -27,6 +31,12 @@ class ChatModel(Protocol):
 
     def describe(self) -> dict[str, Any]:
         """Resolved, secret-free description for the run manifest."""
+
+    def reject(self, request: ChatRequest) -> None:
+        """The reply to ``request`` was unusable (it did not parse): never serve it again.
+
+        A no-op for live models; a record/replay cache drops the entry so the next identical
+        request goes to the endpoint instead of replaying the bad reply forever."""
 
 
 class CacheSpec(BaseModel):
@@ -45,10 +55,22 @@ class ModelSpec(BaseModel):
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float = 0.0
     max_tokens: int | None = 512
-    timeout_s: float = 60.0
-    max_attempts: int = 4
-    retry_base_delay_s: float = 1.0
+    timeout_s: float = Field(default=60.0, gt=0, description="Read timeout: how long to wait for a reply.")
+    connect_timeout_s: float = Field(default=5.0, gt=0, description="How long to wait for a connection: short, so a dead endpoint shows in seconds.")
+    max_attempts: int = Field(default=4, ge=1)
+    retry_base_delay_s: float = Field(default=1.0, ge=0)
+    rate_limit: RateLimit | None = Field(
+        default=None, description="Client-side limits shared by every model on this endpoint: requests_per_minute, tokens_per_minute, max_in_flight."
+    )
+    breaker_failures: int = Field(
+        default=5, ge=0, description="Consecutive calls that could not connect before the endpoint is declared down (0: never)."
+    )
     cache: CacheSpec = Field(default_factory=CacheSpec)
+
+    @field_serializer("base_url", when_used="json")
+    def _redacted_base_url(self, base_url: str | None) -> str | None:
+        """Manifests dump the spec as JSON: a password or key in the URL must not be written."""
+        return redact_url(base_url)
 
 
 MODELS: Registry[Any] = Registry("model provider")

@@ -2,18 +2,20 @@
 
 The runner sets the scope (strategy, conversation, turn or probe) before driving a strategy,
 and every model call made underneath is recorded with it — strategies never pass loggers
-around, and a notebook that calls roles directly simply gets no records.
+around, and a notebook that calls roles directly simply gets no records. Calls made outside a
+role (an agent's tool loop) are recorded the same way through :func:`complete_recorded`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from memlab.llm.types import CallRecord
+from memlab.llm.types import CallRecord, ChatRequest, ChatResponse, ModelError
 
 _sink: contextvars.ContextVar[Callable[[CallRecord], None] | None] = contextvars.ContextVar("memlab_call_sink", default=None)
 _scope: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("memlab_call_scope", default={})
@@ -50,3 +52,25 @@ def emit(record: CallRecord) -> None:
 
 def new_call_id() -> str:
     return uuid.uuid4().hex[:16]
+
+
+def complete_recorded(model: Any, request: ChatRequest) -> ChatResponse:
+    """One model call made outside a :class:`~memlab.roles.program.Role` (e.g. an agent's tool
+    loop), recorded like a role call: tokens, attempts, the tools offered and the tools called.
+    A failed call is recorded (``ok=False``) and its :class:`ModelError` re-raised."""
+    record = CallRecord(call_id=new_call_id(), purpose=request.purpose, signature=request.signature, model=model.model_id,
+                        tools_offered=[t.name for t in request.tools])
+    t0 = time.perf_counter()
+    try:
+        resp = model.complete(request)
+    except ModelError as exc:
+        record.ok, record.error, record.attempts = False, f"{type(exc).__name__}: {exc}", exc.attempts
+        record.latency_s = time.perf_counter() - t0
+        emit(record)
+        raise
+    record.model, record.cached, record.attempts = resp.model, resp.cached, resp.attempts
+    record.prompt_tokens, record.completion_tokens, record.token_source = resp.usage.prompt_tokens, resp.usage.completion_tokens, resp.usage.source
+    record.tool_calls = [c.name for c in resp.tool_calls]
+    record.latency_s = time.perf_counter() - t0
+    emit(record)
+    return resp

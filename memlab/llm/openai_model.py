@@ -2,19 +2,45 @@
 
 Works with OpenAI, vLLM, Ollama and llama.cpp servers: set ``base_url`` (or OPENAI_BASE_URL)
 and the model name; the key is read from the environment variable named by ``api_key_env``
-(a placeholder is sent when it is unset, as local servers accept any key). Transport errors,
-timeouts, rate limits and 5xx answers are retried with exponential backoff.
+(a placeholder is sent when it is unset, as local servers accept any key).
+
+What happens to one call (docs/models.md has the full contract):
+
+- the endpoint's circuit breaker is checked (an endpoint that could not be reached for
+  ``breaker_failures`` calls in a row fails at once with ``EndpointDown``);
+- the endpoint's rate limiter admits the request (requests/tokens per minute, max in flight);
+- the reply body is read and checked by memlab, not trusted to the client: an HTTP 200 whose
+  body is empty, not JSON or has no ``choices`` is a retryable error like a 5xx;
+- timeouts, connection failures, 408/409/429/5xx are retried with backoff (Retry-After
+  honoured); other 4xx fail at once;
+- tool calls are returned as :class:`~memlab.llm.types.ToolCall` s, malformed ones included.
+
+Credentials never leave this object: ``model_id``, ``describe()`` and every error message use
+the redacted URL, and error texts are scrubbed of the key and URL secrets.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from typing import Any
 
-from memlab.llm.retry import RetryPolicy, with_retries
-from memlab.llm.types import ChatRequest, ChatResponse, ModelError, RetryableModelError, Usage
-from memlab.tokens import count_message_tokens, count_tokens
+from memlab.llm import endpoints
+from memlab.llm.limiter import RateLimit
+from memlab.llm.redact import Redactor, redact_url, split_query, url_secrets
+from memlab.llm.retry import RetryPolicy, parse_retry_after, with_retries
+from memlab.llm.types import (
+    ChatRequest,
+    ChatResponse,
+    EndpointDown,
+    EndpointUnreachable,
+    ModelError,
+    RetryableModelError,
+    ToolCall,
+    Usage,
+)
+from memlab.tokens import count_message_tokens, count_tokens, count_tool_tokens
 
 
 class OpenAIChatModel:
@@ -29,25 +55,37 @@ class OpenAIChatModel:
         temperature: float = 0.0,
         max_tokens: int | None = 512,
         timeout_s: float = 60.0,
+        connect_timeout_s: float = 5.0,
         retry: RetryPolicy | None = None,
+        rate_limit: RateLimit | None = None,
+        breaker_failures: int = 5,
     ) -> None:
+        import httpx
         import openai
 
+        raw_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        api_key = os.environ.get(api_key_env)
         self.model = model
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        self.base_url = redact_url(raw_url)
         self.api_key_env = api_key_env
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.timeout_s = timeout_s
+        self.connect_timeout_s = connect_timeout_s
         self.retry = retry or RetryPolicy()
         self._openai = openai
+        self._httpx = httpx
+        self._redact = Redactor([api_key, *url_secrets(raw_url)])
+        client_url, query = split_query(raw_url) if raw_url else (None, {})
         self.client = openai.OpenAI(
-            base_url=self.base_url,
-            api_key=os.environ.get(api_key_env) or "not-set",
-            timeout=timeout_s,
+            base_url=client_url,
+            api_key=api_key or "not-set",
+            default_query=query or None,
+            timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s),
             max_retries=0,  # memlab retries itself so every attempt is accounted for
         )
         self.model_id = f"openai:{model}" + (f"@{self.base_url}" if self.base_url else "")
+        self.endpoint = endpoints.endpoint(self.base_url, model, self.model_id, rate_limit, breaker_failures)
 
     @classmethod
     def from_spec(cls, spec: Any, **_: Any) -> OpenAIChatModel:
@@ -60,7 +98,10 @@ class OpenAIChatModel:
             temperature=spec.temperature,
             max_tokens=spec.max_tokens,
             timeout_s=spec.timeout_s,
+            connect_timeout_s=spec.connect_timeout_s,
             retry=RetryPolicy(max_attempts=spec.max_attempts, base_delay_s=spec.retry_base_delay_s),
+            rate_limit=spec.rate_limit,
+            breaker_failures=spec.breaker_failures,
         )
 
     def describe(self) -> dict[str, Any]:
@@ -71,38 +112,135 @@ class OpenAIChatModel:
             "api_key_env": self.api_key_env,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
+            "timeout_s": self.timeout_s,
+            "connect_timeout_s": self.connect_timeout_s,
+            "max_attempts": self.retry.max_attempts,
+            "retry_base_delay_s": self.retry.base_delay_s,
+            "rate_limit": self.endpoint.limiter.limits.model_dump(),
+            "breaker_failures": self.endpoint.breaker.threshold,
             "heuristic": False,
         }
 
-    def _once(self, request: ChatRequest) -> ChatResponse:
-        oa = self._openai
-        t0 = time.perf_counter()
-        try:
-            kwargs: dict[str, Any] = {"model": self.model, "messages": request.messages, "temperature": request.temperature}
-            if request.max_tokens or self.max_tokens:
-                kwargs["max_tokens"] = request.max_tokens or self.max_tokens
-            resp = self.client.chat.completions.create(**kwargs)
-        except (oa.APITimeoutError, oa.APIConnectionError, oa.RateLimitError, oa.InternalServerError) as exc:
-            raise RetryableModelError(f"{type(exc).__name__} from {self.model_id}: {exc}") from exc
-        except oa.APIStatusError as exc:
-            if exc.status_code in (408, 409, 429) or exc.status_code >= 500:
-                raise RetryableModelError(f"HTTP {exc.status_code} from {self.model_id}: {exc}") from exc
-            raise ModelError(f"HTTP {exc.status_code} from {self.model_id}: {exc}") from exc
-        latency = time.perf_counter() - t0
-        try:
-            text = resp.choices[0].message.content or ""
-        except (AttributeError, IndexError, TypeError) as exc:
-            raise RetryableModelError(f"malformed response from {self.model_id}: {resp!r:.200}") from exc
-        if resp.usage is not None and resp.usage.prompt_tokens is not None:
-            usage = Usage(prompt_tokens=resp.usage.prompt_tokens, completion_tokens=resp.usage.completion_tokens or 0, source="api")
-        else:
-            usage = Usage(prompt_tokens=count_message_tokens(request.messages), completion_tokens=count_tokens(text))
-        return ChatResponse(text=text, usage=usage, model=self.model_id, latency_s=latency)
+    def reject(self, request: ChatRequest) -> None:
+        """Nothing to forget: a live model keeps no replies (see RecordReplayModel.reject)."""
 
     def complete(self, request: ChatRequest) -> ChatResponse:
-        resp, attempts = with_retries(lambda: self._once(request), self.retry)
-        resp.__dict__["attempts"] = attempts
+        breaker = self.endpoint.breaker
+        try:
+            resp, attempts = with_retries(lambda: self._once(request), self.retry)
+        except EndpointUnreachable as exc:
+            breaker.record_unreachable(str(exc))
+            raise
+        except EndpointDown:
+            raise
+        except ModelError:
+            breaker.record_reachable()
+            raise
+        breaker.record_reachable()
+        resp.attempts = attempts
         return resp
+
+    # -- one attempt ------------------------------------------------------------------------------
+    def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, "messages": request.messages, "temperature": request.temperature}
+        if request.max_tokens or self.max_tokens:
+            kwargs["max_tokens"] = request.max_tokens or self.max_tokens
+        if request.tools:
+            kwargs["tools"] = [t.to_openai() for t in request.tools]
+        if request.tool_choice is not None:
+            kwargs["tool_choice"] = request.openai_tool_choice()
+        return kwargs
+
+    def _prompt_tokens(self, request: ChatRequest) -> int:
+        return count_message_tokens(request.messages) + count_tool_tokens(request.tools)
+
+    def _once(self, request: ChatRequest) -> ChatResponse:
+        self.endpoint.breaker.check()
+        limiter = self.endpoint.limiter
+        estimate = self._prompt_tokens(request) if limiter.limits.tokens_per_minute else 0
+        with limiter.slot(estimate) as permit:
+            t0 = time.perf_counter()
+            body = self._send(request)
+            latency = time.perf_counter() - t0
+            text, tool_calls, finish_reason, usage = self._read(body)
+            if usage is None:
+                completion = count_tokens(text) + sum(count_tokens(c.name) + count_tokens(c.raw_arguments) for c in tool_calls)
+                usage = Usage(prompt_tokens=self._prompt_tokens(request), completion_tokens=completion)
+            if estimate:
+                permit.settle(usage.prompt_tokens + usage.completion_tokens)
+        return ChatResponse(
+            text=text, usage=usage, model=self.model_id, latency_s=latency, tool_calls=tool_calls, finish_reason=finish_reason
+        )
+
+    def _send(self, request: ChatRequest) -> str:
+        """POST the request; return the raw body of a 2xx reply. Every failure becomes a ModelError
+        whose message is scrubbed of secrets (raised ``from None``: the client's exception may
+        quote the request)."""
+        oa, httpx = self._openai, self._httpx
+        where = self.model_id
+        try:
+            raw = self.client.chat.completions.with_raw_response.create(**self._kwargs(request))
+            return raw.http_response.text
+        except oa.APITimeoutError as exc:
+            if isinstance(exc.__cause__, httpx.ConnectTimeout):
+                raise EndpointUnreachable(f"connect timeout ({self.connect_timeout_s}s) to {where}") from None
+            raise RetryableModelError(f"APITimeoutError from {where}: no reply within {self.timeout_s}s") from None
+        except oa.APIConnectionError as exc:
+            cause = exc.__cause__
+            detail = self._redact(f"{type(cause).__name__}: {cause}" if cause else str(exc))
+            if isinstance(cause, httpx.ConnectError):
+                raise EndpointUnreachable(f"cannot connect to {where}: {detail}") from None
+            raise RetryableModelError(f"connection to {where} failed: {detail}") from None
+        except oa.APIStatusError as exc:
+            status = exc.status_code
+            message = f"HTTP {status} from {where}: {self._redact(str(exc.message))[:500]}"
+            if status in (408, 409, 429) or status >= 500:
+                retry_after = parse_retry_after(exc.response.headers) if status in (429, 503) else None
+                if retry_after is not None:
+                    self.endpoint.limiter.defer(retry_after)
+                raise RetryableModelError(message, retry_after_s=retry_after) from None
+            raise ModelError(message) from None
+        except oa.OpenAIError as exc:
+            raise ModelError(f"{type(exc).__name__} from {where}: {self._redact(str(exc))[:500]}") from None
+
+    def _read(self, body: str) -> tuple[str, list[ToolCall], str | None, Usage | None]:
+        """The reply text, tool calls, finish reason and reported usage of a chat completion body.
+
+        A body that is not a chat completion is retryable: proxies and overloaded servers do
+        answer 200 with an empty or truncated body, and the next attempt usually succeeds."""
+        where = self.model_id
+        if not body.strip():
+            raise RetryableModelError(f"empty response body (HTTP 200) from {where}")
+        try:
+            data = json.loads(body)
+        except json.JSONDecodeError as exc:
+            raise RetryableModelError(f"response from {where} is not JSON ({exc}): {self._redact(body[:200])!r}") from None
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            raise RetryableModelError(f"response from {where} has no choices: {self._redact(body[:200])!r}")
+        message = choices[0].get("message")
+        if not isinstance(message, dict):
+            raise RetryableModelError(f"response from {where} has no message in its first choice: {self._redact(body[:200])!r}")
+        content = message.get("content")
+        text = content if isinstance(content, str) else ""
+        tool_calls = [_tool_call(raw, i) for i, raw in enumerate(message.get("tool_calls") or [])]
+        usage = None
+        reported = data.get("usage")
+        if isinstance(reported, dict) and isinstance(reported.get("prompt_tokens"), int):
+            usage = Usage(prompt_tokens=reported["prompt_tokens"], completion_tokens=reported.get("completion_tokens") or 0, source="api")
+        return text, tool_calls, choices[0].get("finish_reason"), usage
+
+
+def _tool_call(raw: Any, index: int) -> ToolCall:
+    """One entry of ``message.tool_calls``; a malformed entry becomes a ToolCall with ``error`` set."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("function"), dict):
+        return ToolCall(id=f"call_{index}", name="", raw_arguments=json.dumps(raw), error="tool call has no function object")
+    fn = raw["function"]
+    args = fn.get("arguments")
+    call = ToolCall.from_raw(str(raw.get("id") or f"call_{index}"), str(fn.get("name") or ""), args if isinstance(args, str) else json.dumps(args))
+    if not call.name:
+        call.error = "tool call has no function name" + (f"; {call.error}" if call.error else "")
+    return call
 
 
 def dspy_lm(spec: Any) -> Any:

@@ -1,0 +1,141 @@
+"""Fault handling of the OpenAI path, and the fault-injection modes of the fake server itself."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from memlab.llm import calls
+from memlab.llm.openai_model import OpenAIChatModel
+from memlab.llm.retry import RetryPolicy
+from memlab.llm.types import ChatRequest, ModelError, RetryableModelError
+from memlab.roles import signatures as sig
+from memlab.roles.program import Role, RoleFailure
+from tests.support.fake_openai_server import GARBAGE, FakeOpenAIServer
+
+FAST = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.05)
+
+
+@pytest.fixture()
+def server():
+    with FakeOpenAIServer() as s:
+        yield s
+
+
+@pytest.fixture()
+def records():
+    out = []
+    with calls.call_sink(out.append):
+        yield out
+
+
+def _model(server, **kw) -> OpenAIChatModel:
+    return OpenAIChatModel("fault-model", base_url=server.base_url, retry=FAST, **kw)
+
+
+def _answer(model) -> dict:
+    return Role(sig.AnswerFromMemory, model, "answer")(context="Maria lives in Lisbon.", question="Where?", date="2024-01-01")
+
+
+def _ask(model, text: str = "hi"):
+    return model.complete(ChatRequest(messages=[{"role": "user", "content": text}], purpose="answer"))
+
+
+@pytest.mark.parametrize("reply", [{"body": "<html>502 Bad Gateway</html>"}, {"empty": True}, {"no_choices": True},
+                                   {"body": '{"choices": []}'}, {"body": '{"choices": [{"message": null}]}'}])
+def test_http_200_that_is_not_a_completion_is_retried_then_a_failed_call(server, records, reply):
+    server.script.extend([reply] * 3)
+    with pytest.raises(RoleFailure) as err:
+        _answer(_model(server))
+    rec = records[-1]
+    assert rec.ok is False and rec.attempts == 3 and err.value.record is rec
+    assert server.received == 3 and server.served == 3  # the server did answer 200 each time
+
+
+def test_http_200_garbage_body_then_a_good_reply_succeeds(server, records):
+    server.script.extend([{"body": "not json at all"}, {"empty": True}, {"fields": {"answer": "Lisbon"}}])
+    assert _answer(_model(server)) == {"answer": "Lisbon"}
+    assert records[-1].ok and records[-1].attempts == 3
+
+
+def test_garbage_content_gets_a_correction_retry(server, records):
+    server.script.extend([{"garbage": True}, {"fields": {"answer": "Lisbon"}}])
+    assert _answer(_model(server)) == {"answer": "Lisbon"}
+    assert server.requests[-1]["body"]["messages"][-2] == {"role": "assistant", "content": GARBAGE}
+
+
+def test_connection_reset_and_hang_are_retried(server):
+    server.script.extend([{"reset": True}, {"hang": True}, {"content": "ok"}])
+    resp = _ask(_model(server, timeout_s=0.3))
+    assert resp.text == "ok" and resp.attempts == 3
+    assert [r["status"] for r in server.requests] == [None, None, 200]
+
+
+def test_client_errors_are_not_retried_and_messages_name_the_status(server):
+    server.script.append({"status": 404})
+    with pytest.raises(ModelError, match="HTTP 404") as err:
+        _ask(_model(server))
+    assert not err.value.retryable and server.received == 1
+
+
+def test_flaky_first_n_and_every_kth(server):
+    server.fail_first = 2
+    assert _ask(_model(server)).attempts == 3
+    server.fail_first, server.fail_every = 0, 2
+    replies = [_ask(_model(server), f"q{i}") for i in range(4)]
+    # requests 4, 6, 8 and 10 fail, so each of the four calls takes exactly one retry
+    assert [r.attempts for r in replies] == [2, 2, 2, 2]
+    assert server.received == 11 and server.statuses[500] == 6 and server.served == 5
+
+
+def test_whole_server_mode_and_fail_with(server):
+    server.mode = {"status": 503, "retry_after": "0"}
+    with pytest.raises(RetryableModelError, match="HTTP 503"):
+        _ask(_model(server))
+    assert server.received == 3 and server.requests[-1]["status"] == 503
+
+
+def test_server_side_rate_limit_answers_429_with_retry_after():
+    import httpx
+
+    with FakeOpenAIServer(rate_limit_rps=2) as server:
+        codes, headers = [], []
+        for _ in range(3):
+            r = httpx.post(server.base_url + "/chat/completions", json={"model": "m", "messages": []})
+            codes.append(r.status_code)
+            headers.append(r.headers)
+        assert codes == [200, 200, 429] and server.rate_limited == 1
+        assert int(headers[2]["retry-after"]) >= 1 and 0 < int(headers[2]["retry-after-ms"]) <= 1000
+
+
+def test_concurrent_calls_are_each_answered_exactly_once_despite_faults(server):
+    server.fail_every, server.latency_s = 4, 0.1
+    server.responder = lambda body: {"content": "answer to " + body["messages"][0]["content"]}
+    model = _model(server)
+    results: dict[int, str] = {}
+
+    def call(i: int) -> None:
+        results[i] = _ask(model, f"q{i}").text
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {i: f"answer to q{i}" for i in range(24)}
+    ok = [r["body"]["messages"][0]["content"] for r in server.requests if r["status"] == 200]
+    assert sorted(ok) == sorted(f"q{i}" for i in range(24))  # nothing lost, nothing served twice
+    assert server.served == 24 and server.received == 24 + server.statuses[500] and server.in_flight == 0
+    assert server.max_in_flight >= 2
+
+
+def test_stop_and_restart_on_the_same_port(server):
+    model = _model(server, connect_timeout_s=0.5)
+    assert _ask(model).text
+    port = server.port
+    server.stop()
+    with pytest.raises(ModelError, match="cannot connect"):
+        _ask(model)
+    server.restart()
+    assert server.port == port and _ask(model).text

@@ -1,0 +1,114 @@
+"""Record/replay cache: bad replies are not replayed forever, and any reply text survives the JSONL file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memlab.llm import calls
+from memlab.llm.openai_model import OpenAIChatModel
+from memlab.llm.replay import RecordReplayModel
+from memlab.llm.retry import RetryPolicy
+from memlab.llm.types import ChatRequest, ReplayMiss
+from memlab.roles import signatures as sig
+from memlab.roles.program import Role, RoleFailure
+from tests.support.fake_openai_server import FakeOpenAIServer
+
+FAST = RetryPolicy(max_attempts=2, base_delay_s=0.01, max_delay_s=0.05)
+INPUTS = {"message": "I live in Lisbon.", "speaker": "user: Maria", "context": "", "date": "2024-05-01"}
+NOT_A_LIST = "[[ ## facts ## ]]\nMaria lives in Lisbon\n\n[[ ## completed ## ]]"  # markers present, type wrong
+
+
+@pytest.fixture()
+def records():
+    out = []
+    with calls.call_sink(out.append):
+        yield out
+
+
+def _model(url: str) -> OpenAIChatModel:
+    return OpenAIChatModel("replay-model", base_url=url, retry=FAST, connect_timeout_s=0.5)
+
+
+def _extract(model) -> dict:
+    return Role(sig.ExtractFacts, model, "extract")(**INPUTS)
+
+
+def _extract_request() -> ChatRequest:
+    """The exact first request ``_extract`` sends."""
+    role = Role(sig.ExtractFacts, None, "extract")
+    return ChatRequest(messages=role.format(**INPUTS), purpose="extract", signature="ExtractFacts", inputs=INPUTS,
+                       output_fields=role.output_fields)
+
+
+def test_unparseable_reply_is_rejected_and_asked_again_from_the_healthy_endpoint(tmp_path, records):
+    cache = tmp_path / "calls.jsonl"
+    with FakeOpenAIServer() as server:
+        server.mode = {"content": NOT_A_LIST}  # the endpoint misbehaves during the recording run
+        with pytest.raises(RoleFailure, match="malformed"):
+            _extract(RecordReplayModel(_model(server.base_url), cache, "record"))
+        asked_while_broken = server.received
+        server.mode = {"fields": {"facts": '["Maria lives in Lisbon."]'}}  # healthy again
+        out = _extract(RecordReplayModel(_model(server.base_url), cache, "record"))
+        assert out == {"facts": ["Maria lives in Lisbon."]}
+        assert server.received == asked_while_broken + 1  # re-asked once, not replayed from the cache
+        assert not records[-1].cached
+    # the good reply replaced the rejected one: it replays with the server gone
+    strict = RecordReplayModel(_model(server.base_url), cache, "replay-strict")
+    assert _extract(strict) == {"facts": ["Maria lives in Lisbon."]} and records[-1].cached
+
+
+def test_a_cache_poisoned_before_rejection_existed_is_treated_as_a_miss(tmp_path, records):
+    cache = tmp_path / "calls.jsonl"
+    request = _extract_request()
+    with FakeOpenAIServer() as server:
+        server.mode = {"garbage": True}
+        RecordReplayModel(_model(server.base_url), cache, "record").complete(request)  # no role: nothing rejects it
+        server.mode = {"fields": {"facts": '["Maria lives in Lisbon."]'}}
+        out = _extract(RecordReplayModel(_model(server.base_url), cache, "record"))
+        assert out == {"facts": ["Maria lives in Lisbon."]} and server.received == 2
+    # replay-strict on the poisoned file (its first line) says why instead of serving the bad reply
+    poisoned = tmp_path / "poisoned.jsonl"
+    poisoned.write_text(cache.read_text().split("\n")[0] + "\n")
+    with pytest.raises(ReplayMiss, match="unusable"):
+        RecordReplayModel(_model(server.base_url), poisoned, "replay-strict").complete(request)
+
+
+def test_reject_in_replay_mode_forgets_in_memory_only(tmp_path):
+    cache = tmp_path / "calls.jsonl"
+    request = ChatRequest(messages=[{"role": "user", "content": "hi"}], purpose="answer")
+    with FakeOpenAIServer() as server:
+        server.mode = {"content": "first"}
+        RecordReplayModel(_model(server.base_url), cache, "record").complete(request)
+        before = cache.read_text()
+        replay = RecordReplayModel(_model(server.base_url), cache, "replay")
+        assert replay.complete(request).cached
+        replay.reject(request)
+        server.mode = {"content": "second"}
+        assert replay.complete(request).text == "second" and server.received == 2
+    assert cache.read_text() == before
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\u0085"])
+def test_unicode_line_separators_in_a_reply_keep_the_cache_loadable(tmp_path, char):
+    cache = tmp_path / "calls.jsonl"
+    text = f"[[ ## facts ## ]]\n[\"Maria lives in Lis{char}bon.\"]\n\n[[ ## completed ## ]]"
+    with FakeOpenAIServer() as server:
+        server.mode = {"content": text}
+        first = _extract(RecordReplayModel(_model(server.base_url), cache, "record"))
+    raw = cache.read_text(encoding="utf-8")
+    assert char not in raw and len(raw.splitlines()) == raw.count("\n") == 1  # no reader can split the entry
+    strict = RecordReplayModel(_model(server.base_url), cache, "replay-strict")  # server gone
+    assert strict.complete(_extract_request()).text == text
+    assert _extract(strict) == first
+
+
+def test_corrupt_cache_line_is_reported_with_file_and_line(tmp_path):
+    cache = tmp_path / "calls.jsonl"
+    cache.write_text('{"key": "a", "response": "x"}\n{not json\n')
+    with pytest.raises(ValueError, match=r"calls\.jsonl:2: corrupt cache entry"):
+        RecordReplayModel(_model("http://127.0.0.1:9/v1"), cache, "record")
+    cache.write_text(json.dumps({"response": "no key"}) + "\n")
+    with pytest.raises(ValueError, match=r"calls\.jsonl:1: corrupt cache entry \(KeyError"):
+        RecordReplayModel(_model("http://127.0.0.1:9/v1"), cache, "record")
