@@ -10,7 +10,7 @@ from memlab.llm import calls
 from memlab.llm.openai_model import OpenAIChatModel
 from memlab.llm.replay import RecordReplayModel
 from memlab.llm.retry import RetryPolicy
-from memlab.llm.types import ChatRequest, ReplayMiss
+from memlab.llm.types import ChatRequest, ModelError, ReplayMiss
 from memlab.roles import signatures as sig
 from memlab.roles.program import Role, RoleFailure
 from tests.support.fake_openai_server import FakeOpenAIServer
@@ -37,9 +37,18 @@ def _extract(model) -> dict:
 
 def _extract_request() -> ChatRequest:
     """The exact first request ``_extract`` sends."""
-    role = Role(sig.ExtractFacts, None, "extract")
-    return ChatRequest(messages=role.format(**INPUTS), purpose="extract", signature="ExtractFacts", inputs=INPUTS,
-                       output_fields=role.output_fields)
+    seen: list[ChatRequest] = []
+
+    class Capture:
+        model_id = "capture"
+
+        def complete(self, request: ChatRequest):
+            seen.append(request)
+            raise ModelError("captured")
+
+    with pytest.raises(RoleFailure):
+        _extract(Capture())
+    return seen[0]
 
 
 def test_unparseable_reply_is_rejected_and_asked_again_from_the_healthy_endpoint(tmp_path, records):
