@@ -53,7 +53,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from memlab.results import load_run
 
     status = load_run(run_dir).manifest.get("status", "failed")
-    console.print(f"wall time {wall:.1f} s · results in {run_dir} · plot {files['plot'].name} · status {status}")
+    plot = f" · plot {files['plot'].name}" if files else ""
+    console.print(f"wall time {wall:.1f} s · results in {run_dir}{plot} · status {status}")
     return EXIT_CODES.get(status, 1)
 
 

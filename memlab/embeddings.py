@@ -157,9 +157,22 @@ class CachedEmbedder:
         self.hits = 0
         self.misses = 0
         if self.path and self.path.exists():
-            with np.load(self.path) as data:
-                self._cache = {k: data[k] for k in data.files}
+            self._cache = self._read(self.path)
         self._loaded = len(self._cache)
+
+    def _read(self, path: Path) -> dict[str, np.ndarray]:
+        """The vectors saved in ``path``; a corrupt or foreign file is ignored (and later
+        overwritten) with a warning: a cache can always be rebuilt, so it must never stop a run."""
+        import warnings
+        import zipfile
+
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                cache = {k: data[k] for k in data.files}
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+            warnings.warn(f"{path}: unreadable embedding cache ({type(exc).__name__}); rebuilding it", stacklevel=3)
+            return {}
+        return {k: v for k, v in cache.items() if getattr(v, "shape", None) == (self.dim,)}
 
     def key(self, text: str) -> str:
         return hashlib.sha256(f"{self.model_id}\x00{text}".encode()).hexdigest()[:32]
@@ -192,12 +205,8 @@ class CachedEmbedder:
         tmp = self.path.with_name(f"{self.path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
         with self._lock:
             if self.path.exists():
-                try:
-                    with np.load(self.path) as data:
-                        for k in data.files:
-                            self._cache.setdefault(k, data[k])
-                except (OSError, ValueError):
-                    pass  # unreadable: overwritten below
+                for k, v in self._read(self.path).items():
+                    self._cache.setdefault(k, v)
             np.savez(tmp, **self._cache)
             self._loaded = len(self._cache)
         os.replace(tmp, self.path)

@@ -103,6 +103,12 @@ class RunRecorder:
             self._fds[stream] = fd
         return fd
 
+    def __enter__(self) -> RunRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def write(self, stream: str, record: dict[str, Any] | BaseModel) -> None:
         if stream not in STREAMS:
             raise ValueError(f"unknown record stream {stream!r}")

@@ -207,6 +207,11 @@ def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = Fals
     """Print the table and write metrics.csv, summary.csv, category_recall.csv and two PNG plots."""
     res = load_run(run_dir)
     run_dir = Path(run_dir)
+    if res.probes.empty:  # a dataset without probes, or every unit failed: nothing to score or plot
+        msg = f"{run_dir}: no probes were answered (status {res.manifest.get('status')}): no tables or plots written"
+        if not quiet:
+            (console.print if console is not None else print)(msg)
+        return {}
     summary = print_table(res, console) if not quiet else res.summary()
     out = {
         "metrics": run_dir / "metrics.csv",

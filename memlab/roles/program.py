@@ -29,7 +29,7 @@ import dspy
 
 from memlab.llm import calls
 from memlab.llm.base import ChatModel
-from memlab.llm.types import CallRecord, ChatRequest, ModelError
+from memlab.llm.types import CallRecord, ChatRequest, EndpointDown, ModelError
 from memlab.roles import signatures as sig
 
 CORRECTION = ("Your reply could not be parsed. Reply again, giving every output field between the "
@@ -228,6 +228,8 @@ class Role(dspy.Module):
         record.error = last_error
         record.latency_s = time.perf_counter() - t0
         calls.emit(record)
+        if isinstance(state.error, EndpointDown):
+            raise state.error  # no later call can succeed either: the runner stops the run
         raise RoleFailure(f"{self.signature.__name__} ({self.purpose}) failed: {last_error}", record)
 
 

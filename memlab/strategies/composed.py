@@ -224,7 +224,10 @@ class ComposedStrategy:
     def begin_unit(self, namespace: str) -> None:
         st = self.state
         st.namespace = f"{self.prefix}{namespace}"
-        st.ids.reset(st.namespace)
+        # ids hash the logical namespace (dataset/namespace), not the run's store prefix: identical
+        # runs then assign identical ids, so every tie broken by id breaks the same way (stores
+        # key items by (namespace, id), so runs still never collide)
+        st.ids.reset(namespace)
         if self.store is not None:
             self.store.reset(st.namespace)
         for c in self.parts:
