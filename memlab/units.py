@@ -183,7 +183,7 @@ class UnitPlayer:
 
     def _conversation(self, strategy: Any, conv: Conversation, base: dict[str, Any]) -> None:
         seq = Counter()
-        tracker = _SurvivalTracker()
+        tracker = SurvivalTracker()
         probes_after: dict[str, list[Probe]] = {}
         for probe in conv.probes:
             probes_after.setdefault(probe.after_turn, []).append(probe)
@@ -212,7 +212,7 @@ class UnitPlayer:
             self._record_step(strategy.end_conversation(), base, None, None, seq, tracker, "conversation_end")
 
     def _record_step(self, out: StepOutput, base: dict[str, Any], turn_id: str | None, invocation: int | None,
-                     seq: Counter, tracker: _SurvivalTracker, phase: str) -> None:
+                     seq: Counter, tracker: SurvivalTracker, phase: str) -> None:
         for op in out.ops:
             seq["op"] += 1
             self.emit("memory_ops", MemoryOpRow(**base, seq=seq["op"], phase=phase, turn_id=turn_id, **op.record()))
@@ -223,7 +223,7 @@ class UnitPlayer:
             self.emit("agent_steps", AgentStepRow(**base, turn_id=turn_id, **step.record()))
 
     def _ask(self, strategy: Any, probe: Probe, event: TurnEvent, base: dict[str, Any], texts: list[str],
-             tracker: _SurvivalTracker) -> None:
+             tracker: SurvivalTracker) -> None:
         from memlab.metrics import gold_present
         from memlab.roles.program import RoleFailure
 
@@ -284,7 +284,7 @@ def turn_events(conv: Conversation) -> list[TurnEvent]:
     return out
 
 
-class _SurvivalTracker:
+class SurvivalTracker:
     """The latest summary per compressed component, to score evidence survival at probe time."""
 
     def __init__(self) -> None:

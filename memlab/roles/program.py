@@ -121,8 +121,9 @@ class MemlabEngine:
             state.extra["text"] = resp.text
         parts: list[Any] = [TextPart(resp.text)] if resp.text or not getattr(resp, "tool_calls", None) else []
         for tc in getattr(resp, "tool_calls", None) or []:
-            parts.append(ToolCallPart(id=tc.id, name=tc.name, input=tc.arguments if tc.error is None else {}))
-            if state is not None and tc.error is not None:
+            if tc.error is None:
+                parts.append(ToolCallPart(id=tc.id, name=tc.name, input=tc.arguments))
+            elif state is not None:  # malformed: not executed; the caller sees and records the error
                 state.extra.setdefault("tool_call_errors", []).append({"id": tc.id, "name": tc.name, "error": tc.error})
         finish = "tool_call" if getattr(resp, "tool_calls", None) else "stop"
         return Response(id=None, model=resp.model, message=Message.assistant(parts), finish_reason=finish,

@@ -64,6 +64,20 @@ PRESETS.register("message_rag", {
     "store": {"type": "in_memory"},
     "retriever": {"type": "vector", "k": 8},
 })
+PRESETS.register("react", {
+    "description": "ReAct agent, no long-term memory: working memory per invocation, earlier invocations as summaries.",
+    "short_term": {"type": "invocation_summaries"},
+    "agent": {"type": "react"},
+})
+PRESETS.register("react_mem", {
+    "description": "Seed 000's lifecycle: react plus facts extracted after each invocation (post-pass), reconciled, retrieved at invocation start.",
+    "short_term": {"type": "invocation_summaries"},
+    "agent": {"type": "react"},
+    "extractor": {"type": "post_pass"},
+    "consolidator": {"type": "reconcile"},
+    "store": {"type": "in_memory"},
+    "retriever": {"type": "vector", "k": 8},
+})
 
 
 class StrategySpec(BaseModel):
@@ -205,7 +219,7 @@ class ComposedStrategy:
                 if comp is not None:
                     self.parts.append(comp)
         self.store = env.make_store(resolved[STORE_SLOT]) if resolved.get(STORE_SLOT) else None
-        self.state = StrategyState(env=env, store=self.store, assemble_context=self.context)
+        self.state = StrategyState(env=env, store=self.store, assemble_context=self.context, tools=self.tools)
         self.agent = next((c for c in self.parts if c.slot == "agent"), None)
 
     def component(self, slot: str) -> Component | None:
@@ -237,6 +251,7 @@ class ComposedStrategy:
         st = self.state
         st.conversation_id = conversation_id
         st.invocation = None
+        st.event = None
         st.candidates = []
         for c in self.parts:
             c.begin_conversation(st)
@@ -248,6 +263,7 @@ class ComposedStrategy:
         if st.invocation is None or st.invocation.index != event.invocation:
             st.invocation = Invocation(event.invocation)
         st.invocation.events.append(event)
+        st.event = event
         for c in self.parts:
             c.on_turn(event, st)
         if event.ends_invocation:

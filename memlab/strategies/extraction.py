@@ -149,16 +149,9 @@ def _sourced(fact: object) -> tuple[str, list[str]]:
 class AgentToolExtractor(Component):
     """Facts are written only through the agent's store_fact / update_fact / delete_fact tools."""
 
-    def begin_conversation(self, state: StrategyState) -> None:
-        self.current: TurnEvent | None = None
-
-    def on_turn(self, event: TurnEvent, state: StrategyState) -> None:
-        self.current = event  # tool calls made while this turn is in view cite it
-
     def tools(self, state: StrategyState) -> list[MemoryTool]:
-        def cite() -> list[str]:
-            inv = state.invocation
-            return [self.current.turn.id] if self.current is not None else (inv.turn_ids[-1:] if inv else [])
+        def cite() -> list[str]:  # a call made while a turn is being taken in cites that turn
+            return [state.event.turn.id] if state.event is not None else []
 
         def store_fact(args: dict) -> str:
             text = str(args.get("text") or "").strip()

@@ -93,10 +93,14 @@ class StrategyState:
     now: datetime | None = None
     candidates: list[Candidate] = field(default_factory=list)
     invocation: Invocation | None = None
+    event: TurnEvent | None = None
+    """The turn being taken in (what a tool call made now cites as its source)."""
     ids: IdFactory = field(default_factory=IdFactory)
     out: StepOutput = field(default_factory=StepOutput)
     assemble_context: Callable[[Query], MemoryContext] | None = None
     """The strategy's context assembly, for components (an agent) that need the full context."""
+    tools: Callable[[], list[Any]] | None = None
+    """The memory tools the strategy's components offer while an invocation is replayed."""
 
     def emit(self, op: MemoryEvent) -> None:
         self.out.ops.append(op)

@@ -1,0 +1,194 @@
+"""The agent slot: a ReAct-style agent that runs live inside replayed invocations.
+
+Dataset conversations stay scripted (every strategy sees the same history), but at every step of
+an invocation — the user's message, each scripted assistant turn and tool observation — the
+agent runs: it sees its context (assembled once per invocation by the strategy's other
+components: conversation memory, long-term memories), its **working memory** (the invocation's
+steps so far, compressed by a trigger) and the memory tools the strategy's components offer, and
+it may call tools (``AgentStep`` role, purpose ``agent``) for up to ``max_rounds`` rounds per step
+before the next scripted step is appended. Its decisions — tool calls, compressions, writes — are
+what is measured; the scripted assistant text stays what the next turn sees.
+
+Working memory is per invocation (seed 000): it starts empty at each user message and its steps
+end up in conversation memory through the short-term component (``invocation_summaries``).
+Compression (:mod:`memlab.strategies.triggers`): ``never``, ``every_n_steps(n)``,
+``token_threshold(max_tokens)`` or ``agent_driven`` — then the agent is offered
+``compress_memory`` and told its working-memory size each step (Letta-style pressure).
+
+The agent is DSPy's ReAct design with native tool calling: one predictor whose outputs are a
+thought and tool calls, tool results fed back as observations, a step limit. With a real model
+the tools reach the endpoint as OpenAI tool schemas (and cost prompt tokens under ``agent``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from memlab.strategies.base import AgentStep, ContextLine, ContextSection, TurnEvent
+from memlab.strategies.slots import Component, Params, component, declare_slot
+from memlab.strategies.state import Invocation, Query, StrategyState
+from memlab.strategies.tools import MemoryTool, object_schema
+from memlab.strategies.triggers import Compressor, Entry, make_trigger, resolve_trigger
+
+declare_slot("agent", "an agent that runs live in each invocation and may call memory tools", order=20)
+
+
+class _WorkingMemory(Params):
+    trigger: dict[str, Any] = Field(default_factory=lambda: {"type": "never"})
+    """When to compress working memory: never | every_n_steps(n) | token_threshold(max_tokens) | agent_driven."""
+    keep_recent: int = Field(default=4, ge=0)
+    """Steps kept raw when working memory is compressed."""
+    budget_tokens: int = Field(default=2000, ge=1)
+    """The working-memory budget the agent is told about (memory_status); token_threshold uses its own max_tokens."""
+
+    @field_validator("trigger", mode="before")
+    @classmethod
+    def _resolve(cls, v: Any) -> dict[str, Any]:
+        return resolve_trigger(v)
+
+
+class _ReactParams(Params):
+    max_rounds: int = Field(default=3, ge=1)
+    """Tool-calling rounds allowed per step before the next scripted step arrives (the step limit)."""
+    working_memory: _WorkingMemory = Field(default_factory=_WorkingMemory)
+    observation_chars: int = Field(default=2000, ge=50)
+    """A tool result longer than this is cut in working memory (the agent still saw it whole)."""
+
+
+@component("agent", "react")
+class ReactAgent(Component):
+    """ReAct agent: working memory with a compression trigger, memory tools, step limit."""
+
+    Params = _ReactParams
+    context_order = 70
+
+    def begin_conversation(self, state: StrategyState) -> None:
+        wm = self.params.working_memory
+        self.trigger = make_trigger(wm.trigger)
+        self.memory = Compressor(self.trigger, wm.keep_recent, self.env.roles.compress, component="working_memory")
+        self.context_text = ""
+        self.invocation_index: int | None = None
+        self.step = 0
+
+    @property
+    def working_memory_tokens(self) -> int:
+        return self.memory.tokens
+
+    @property
+    def budget(self) -> int:
+        return self.trigger.max_tokens or self.params.working_memory.budget_tokens
+
+    # -- the loop --------------------------------------------------------------------------------
+    def on_turn(self, event: TurnEvent, state: StrategyState) -> None:
+        if event.invocation != self.invocation_index:
+            self._start_invocation(event, state)
+        self.memory.add(Entry(event.line, [event.turn.id]))
+        self.step += 1
+        requested = self._run_rounds(state)
+        comp = self.memory.maybe_compress(requested=requested)
+        if comp is not None:
+            state.compressed(comp)
+            self.failures += 0 if comp.ok else 1
+
+    def _start_invocation(self, event: TurnEvent, state: StrategyState) -> None:
+        """Working memory starts empty; the context (conversation memory, long-term memories
+        retrieved for the user's message) is assembled once, as seed 000's invocation start."""
+        self.invocation_index = event.invocation
+        self.memory.reset()
+        self.step = 0
+        if state.assemble_context is not None:
+            ctx = state.assemble_context(Query(event.turn.text, event.timestamp, self.env.embedder))
+            self.context_text = ctx.text
+        else:
+            self.context_text = ""
+
+    def _tools(self, state: StrategyState) -> dict[str, MemoryTool]:
+        tools = {t.name: t for t in state.tools()} if state.tools is not None else {}
+        if self.trigger.type_name == "agent_driven":
+            tools["compress_memory"] = MemoryTool(
+                "compress_memory", "Summarise the older steps of your working memory to free room (keeps the most recent ones).",
+                object_schema([]), lambda args: "working memory will be compressed after this step")
+        return tools
+
+    def _run_rounds(self, state: StrategyState) -> bool:
+        """Let the agent call tools until it calls none or hits the step limit; True when it
+        asked to compress its working memory."""
+        from memlab.roles.program import RoleFailure
+
+        tools = self._tools(state)
+        if not tools:
+            return False
+        requested = False
+        for round_ in range(self.params.max_rounds):
+            try:
+                out = self.env.roles.agent_step(context=self.context_text or "(nothing yet)",
+                                                working_memory=self._render(), memory_status=self._status(),
+                                                tools=[_dspy_tool(t) for t in tools.values()])
+            except RoleFailure as exc:
+                self.failures += 1
+                state.acted(AgentStep(self.step, "(agent call)", {}, ok=False, error=str(exc)[:300]))
+                return requested
+            made = _calls(out)
+            for bad in out.get("tool_call_errors") or []:  # malformed calls: shown to the agent, recorded
+                state.acted(AgentStep(self.step, bad["name"], {}, ok=False, error=bad["error"]))
+                self.memory.add(Entry(f"action: {bad['name']}(…) → error: {bad['error']}"))
+            if not made and not out.get("tool_call_errors"):
+                return requested
+            for name, args in made:
+                requested |= name == "compress_memory"
+                self._execute(tools, name, args, state)
+            if round_ == self.params.max_rounds - 1:
+                state.acted(AgentStep(self.step, "(step limit)", {}, ok=False,
+                                      error=f"step limit: {self.params.max_rounds} tool rounds at this step"))
+        return requested
+
+    def _execute(self, tools: dict[str, MemoryTool], name: str, args: dict[str, Any], state: StrategyState) -> None:
+        tool = tools.get(name)
+        if tool is None:
+            obs, ok, err = f"error: no tool named {name!r}", False, f"unknown tool {name!r}"
+        else:
+            try:
+                obs, ok, err = tool.run(args), True, None
+            except (ValueError, KeyError, TypeError) as exc:
+                obs, ok, err = f"error: {exc}", False, str(exc)
+        state.acted(AgentStep(self.step, name, args, ok=ok, result_chars=len(obs), error=err))
+        shown = obs if len(obs) <= self.params.observation_chars else obs[: self.params.observation_chars] + " …"
+        self.memory.add(Entry(f"action: {name}({json.dumps(args, ensure_ascii=False)}) → {shown}"))
+
+    def _render(self) -> str:
+        m = self.memory
+        lines = [f"(summary of earlier steps) {m.summary}"] if m.summary else []
+        return "\n".join(lines + [e.text for e in m.entries]) or "(empty)"
+
+    def _status(self) -> str:
+        used = self.memory.tokens
+        return f"working memory: {used} / {self.budget} tokens ({round(100 * used / self.budget)}%)"
+
+    # -- what the answerer sees ------------------------------------------------------------------
+    def on_invocation_end(self, invocation: Invocation, state: StrategyState) -> None:
+        pass  # working memory stays visible until the next user message starts a new invocation
+
+    def context_sections(self, query: Query, state: StrategyState) -> list[ContextSection]:
+        m = self.memory
+        lines = [ContextLine(m.summary, list(m.summary_sources), kind="summary")] if m.summary else []
+        lines += [ContextLine(e.text, list(e.turn_ids), kind="step") for e in m.entries]
+        return [ContextSection("Working memory (current invocation)", lines)] if lines else []
+
+
+def _dspy_tool(tool: MemoryTool) -> Any:
+    """A memory tool as a ``dspy.Tool`` (schema only: memlab executes the calls itself, so every
+    call is recorded and writes go through the strategy's components)."""
+    import dspy
+
+    props = tool.parameters.get("properties") or {}
+    return dspy.Tool(lambda **kw: None, name=tool.name, desc=tool.description, args=dict(props),
+                     arg_types={k: Any for k in props}, arg_desc={k: v.get("description", "") for k, v in props.items()})
+
+
+def _calls(out: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    calls = out.get("tool_calls")
+    items = getattr(calls, "tool_calls", None) or []
+    return [(c.name, dict(c.args or {})) for c in items]
