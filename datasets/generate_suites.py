@@ -2344,7 +2344,53 @@ def code_scenario(ag: Agentic) -> None:
     c.a(f"Release notes:\n- Fixed rounding in `{mod}.{bad_func}` (regression from {culprit['hash'][:10]}).\n- CI now also tests Python {py_new}.")
 
 
-AGENTIC_SCENARIOS = [ops_scenario, support_scenario, data_scenario, travel_scenario, code_scenario, ops_scenario, support_scenario]
+def long_audit_scenario(ag: Agentic) -> None:
+    """One long invocation (14+ tool steps with long observations) so working memory must grow and
+    be compressed; the user states personal facts in the middle of the task (a busy agent must
+    notice them); probes in the same and in a later invocation need early observations."""
+    c, rng = ag.c, ag.rng
+    hosts = [f"{rng.pick(['edge', 'core', 'db', 'cache'])}-{rng.pick(['fra', 'ams', 'iad', 'sin'])}-{k:02d}" for k in range(1, 15)]
+    expiring = rng.sample(range(len(hosts)), 2)
+    kernels = {h: f"5.{rng.randint(4, 19)}.{rng.randint(0, 199)}" for h in hosts}
+    c.session(hour=rng.randint(7, 19))
+    c.u("Audit every host in the fleet list: kernel version and TLS certificate expiry. Go host by host and report at the end.")
+    obs: dict[str, str] = {}
+    expiry: dict[str, str] = {}
+    for k, host in enumerate(hosts):
+        call(c, f"Calling `ssh {host} 'uname -r; openssl x509 -enddate -noout -in /etc/ssl/host.pem; df -h /; uptime'`.")
+        day = date(2024, 1, 1) + timedelta(days=rng.randint(3, 20) if k in expiring else rng.randint(120, 700))
+        expiry[host] = day.isoformat()
+        rows = [f"$ uname -r", kernels[host], "$ openssl x509 -enddate -noout", f"notAfter={day.strftime('%b')} {day.day} 12:00:00 {day.year} GMT",
+                "$ df -h /", "Filesystem      Size  Used Avail Use% Mounted on",
+                f"/dev/sda1       {rng.pick([80, 120, 200])}G   {rng.randint(10, 70)}G  {rng.randint(10, 90)}G  {rng.randint(12, 88)}% /",
+                "$ uptime", f" {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00 up {rng.randint(2, 400)} days, load average: "
+                f"{rng.randint(0, 3)}.{rng.randint(0, 99):02d}, {rng.randint(0, 3)}.{rng.randint(0, 99):02d}, {rng.randint(0, 3)}.{rng.randint(0, 99):02d}"]
+        rows += [f"# motd: {rng.pick(['maintenance window Sundays 02:00 UTC', 'managed by config v3', 'do not reboot without a ticket'])}"
+                 for _ in range(4)]
+        obs[host] = c.tool("ssh", "\n".join(rows))
+        if k == 5:  # the user interjects with durable personal facts while the task is running
+            city = rng.fresh(CITIES, c.used)
+            phone = f"+1 {rng.randint(200, 989)} {rng.randint(200, 989)} {rng.randint(1000, 9999)}"
+            u = c.u(f"While you're at it, note that I'm on call from next Monday and my on-call phone is {phone}. "
+                    f"Also I'm relocating to {city} in March.")
+            c.a("Noted. Continuing the audit.")
+            ag.ask("What is my on-call phone number?", phone, [u], after="END")
+            ag.ask("Which city am I relocating to?", city, [u], after="END")
+        if k == 12:  # deep into the same invocation: a value from an early observation
+            first = hosts[0]
+            ag.ask(f"Which kernel version did {first} report?", kernels[first], [obs[first]])
+    soon = [hosts[i] for i in sorted(expiring)]
+    c.a(f"Audit done. Certificates expiring within three weeks: {soon[0]} and {soon[1]}. All other certificates are valid for months.")
+    # a later invocation asks about early observations
+    c.session(gap_days=rng.randint(1, 3), hour=rng.randint(8, 18))
+    c.u("Quick one before I renew the certificates: anything else I should know?")
+    c.a("Only the two expiring certificates from yesterday's audit.")
+    h2 = hosts[1]
+    ag.ask(f"When does the TLS certificate on {h2} expire?", date_gold(date.fromisoformat(expiry[h2])), [obs[h2]], after="END")
+    ag.ask(f"Which kernel version did {hosts[3]} report in the audit?", kernels[hosts[3]], [obs[hosts[3]]], after="END")
+
+
+AGENTIC_SCENARIOS = [ops_scenario, support_scenario, data_scenario, travel_scenario, code_scenario, ops_scenario, support_scenario, long_audit_scenario, long_audit_scenario]
 
 
 def suite_agentic(rng: Rng) -> list[Conv]:
