@@ -134,6 +134,16 @@ def _cmd_components(args: argparse.Namespace) -> int:
     print("compression triggers (the `trigger:` of a compressing component):")
     for name in TRIGGERS.names():
         print(line(name, TRIGGERS.get(name).summary()))
+    print("memory tools (offered to an agent by the components that carry them out):")
+    offered = {}
+    for slot in ordered_slots():
+        if slot.name == STORE_SLOT:
+            continue
+        for cname in slot.registry.names():
+            for tool, desc in slot.registry.get(cname).offered_tools.items():
+                offered.setdefault(tool, (desc, []))[1].append(f"{slot.name}:{cname}")
+    for tool, (desc, by) in sorted(offered.items()):
+        print(line(tool, f"{desc} [{', '.join(by)}]"))
     print("metrics:")
     for name in METRICS.names():
         m = METRICS.get(name)

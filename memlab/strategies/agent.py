@@ -64,6 +64,8 @@ class ReactAgent(Component):
 
     Params = _ReactParams
     context_order = 70
+    offered_tools = {"compress_memory": "Summarise the older steps of your working memory to free room (keeps the "
+                                        "most recent ones). Offered only with the agent_driven trigger."}
 
     def begin_conversation(self, state: StrategyState) -> None:
         wm = self.params.working_memory
@@ -109,7 +111,7 @@ class ReactAgent(Component):
         tools = {t.name: t for t in state.tools()} if state.tools is not None else {}
         if self.trigger.type_name == "agent_driven":
             tools["compress_memory"] = MemoryTool(
-                "compress_memory", "Summarise the older steps of your working memory to free room (keeps the most recent ones).",
+                "compress_memory", self.offered_tools["compress_memory"].split(" Offered only")[0],
                 object_schema([]), lambda args: "working memory will be compressed after this step")
         return tools
 

@@ -149,6 +149,12 @@ def _sourced(fact: object) -> tuple[str, list[str]]:
 class AgentToolExtractor(Component):
     """Facts are written only through the agent's store_fact / update_fact / delete_fact tools."""
 
+    offered_tools = {
+        "store_fact": "Store a durable fact about the user or their world in long-term memory.",
+        "update_fact": "Replace the text of a stored fact (by its id from retrieve_facts) with a corrected one.",
+        "delete_fact": "Retract a stored fact (by its id from retrieve_facts) that is no longer true.",
+    }
+
     def tools(self, state: StrategyState) -> list[MemoryTool]:
         def cite() -> list[str]:  # a call made while a turn is being taken in cites that turn
             return [state.event.turn.id] if state.event is not None else []
@@ -182,13 +188,13 @@ class AgentToolExtractor(Component):
             return f"deleted {item.id}"
 
         return [
-            MemoryTool("store_fact", "Store a durable fact about the user or their world in long-term memory.",
+            MemoryTool("store_fact", self.offered_tools["store_fact"],
                        object_schema(["text"], text=("string", "the fact, one self-contained sentence"),
                                      kind=("string", "fact | preference | event")), store_fact, writes=True),
-            MemoryTool("update_fact", "Replace the text of a stored fact (by its id from retrieve_facts) with a corrected one.",
+            MemoryTool("update_fact", self.offered_tools["update_fact"],
                        object_schema(["id", "text"], id=("string", "memory id"), text=("string", "the corrected fact")),
                        update_fact, writes=True),
-            MemoryTool("delete_fact", "Retract a stored fact (by its id from retrieve_facts) that is no longer true.",
+            MemoryTool("delete_fact", self.offered_tools["delete_fact"],
                        object_schema(["id"], id=("string", "memory id")), delete_fact, writes=True),
         ]
 

@@ -36,6 +36,7 @@ class Retriever(Component):
 
     context_order = 20
     section_title = "Long-term memory"
+    offered_tools = {"retrieve_facts": "Search long-term memory for facts relevant to a query; returns them with their ids."}
 
     def retrieve(self, store, namespace: str, query: Query) -> list[ScoredItem]:
         raise NotImplementedError
@@ -54,7 +55,7 @@ class Retriever(Component):
             hits = self.retrieve(state.store, state.namespace, Query(question, state.now, self.env.embedder))
             return "\n".join(f"- ({h.item.id}) {memory_line(h.item)}" for h in hits) or "(no matching memories)"
 
-        return [MemoryTool("retrieve_facts", "Search long-term memory for facts relevant to a query; returns them with their ids.",
+        return [MemoryTool("retrieve_facts", self.offered_tools["retrieve_facts"],
                            object_schema(query=("string", "what to look for")), retrieve_facts)]
 
 

@@ -101,6 +101,9 @@ class Component:
     Params: ClassVar[type[Params]] = Params
     context_order: ClassVar[int] = 50
     """Where this component's context sections go in the assembled prompt (lower first)."""
+    offered_tools: ClassVar[dict[str, str]] = {}
+    """The memory tools this component offers an agent (name → description), for ``memlab components``
+    and for the tools' own schemas."""
 
     def __init__(self, params: Params, env: BuildEnv) -> None:
         self.params = params
