@@ -778,7 +778,23 @@ def plant(conv: Conv, kind: str, values: dict, mode: str | None = None, speaker:
         conv.a(fill(rng.pick(f["ack"] + ACKS), values))
     else:
         raise ValueError(mode)
+    annotate(conv, tid, [fact_text(conv, kind, values)])
     return tid
+
+
+def fact_text(conv: Conv, kind: str, values: dict) -> str:
+    """The oracle's canonical statement of a planted fact: who, which kind, every value."""
+    who = conv.persona.first
+    return f"{who}'s {kind.replace('_', ' ')}: " + "; ".join(f"{k.replace('_', ' ')} {v}" for k, v in values.items()
+                                                          if isinstance(v, (str, int, float)))
+
+
+def annotate(conv: Conv, tid: str, facts: list[str]) -> None:
+    for s in conv.sessions:
+        for t in s["turns"]:
+            if t["id"] == tid:
+                t.setdefault("facts", []).extend(facts)
+                return
 
 
 def plant_list(conv: Conv, items: list[tuple[str, dict]]) -> str:
@@ -791,6 +807,7 @@ def plant_list(conv: Conv, items: list[tuple[str, dict]]) -> str:
         body = "Quick roundup: " + "; ".join(f"{i + 1}) {fr}" for i, fr in enumerate(frags)) + "."
     tid = conv.u(body)
     conv.a(rng.pick(["Thanks for the roundup!", "Lots going on. Thanks for the update.", "Noted, all of it."]))
+    annotate(conv, tid, [fact_text(conv, k, v) for k, v in items])
     return tid
 
 

@@ -270,6 +270,7 @@ def turn_events(conv: Conversation) -> list[TurnEvent]:
     message or there is no next turn."""
     flat = conv.turns()
     speakers = conv.speakers
+    evidence = {e for p in conv.probes for e in p.evidence}
     out: list[TurnEvent] = []
     invocation, step = 0, 0
     for i, (session, turn) in enumerate(flat):
@@ -279,7 +280,8 @@ def turn_events(conv: Conversation) -> list[TurnEvent]:
         nxt = flat[i + 1][1] if i + 1 < len(flat) else None
         out.append(TurnEvent(conv.id, conv.ns, session.id, turn, turn.timestamp or session.timestamp,
                              turn.speaker or speakers.get(turn.role, turn.role), invocation=invocation, step=step,
-                             ends_invocation=nxt is None or nxt.role == "user"))
+                             ends_invocation=nxt is None or nxt.role == "user",
+                             oracle_facts=list(turn.facts) or ([turn.text] if turn.id in evidence else [])))
         step += 1
     return out
 

@@ -43,6 +43,8 @@ class Turn(_Strict):
     speaker: str | None = Field(default=None, description="Display name (e.g. LoCoMo speaker).")
     timestamp: datetime | None = Field(default=None, description="Defaults to the session timestamp.")
     tool_name: str | None = Field(default=None, description="For role=tool: the tool that produced this observation.")
+    facts: list[str] = Field(default_factory=list, description="The durable facts this turn states (annotation; the "
+                             "oracle extractor stores exactly these). Unannotated evidence turns fall back to their text.")
     meta: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
 
 

@@ -39,6 +39,9 @@ class TurnEvent:
     """Position within the invocation: 0 is the user message, 1.. the turns that follow it."""
     ends_invocation: bool = True
     """True when the next turn is a user message, or the conversation ends, after this one."""
+    oracle_facts: list[str] = field(default_factory=list)
+    """What the dataset says this turn states: its ``facts`` annotation, else its text when it is
+    evidence for some probe. Only the oracle extractors read it (privileged information)."""
 
     @property
     def line(self) -> str:
