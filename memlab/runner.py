@@ -35,7 +35,8 @@ from memlab.recorder import RunLock, RunRecorder, read_jsonl, write_json_atomic
 from memlab.redact import redact, redact_text
 from memlab.units import Unit, now_iso, plan_units
 
-EXIT_CODES = {"completed": 0, "completed_with_failures": 1, "failed": 1, "interrupted": 130}
+EXIT_CODES = {"completed": 0, "completed_with_failures": 3, "failed": 1, "interrupted": 130}
+"""`memlab run` exit status by run status: a CI job fails on anything but a complete, failure-free run."""
 
 
 class ResumeMismatch(RuntimeError):
