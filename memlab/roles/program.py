@@ -73,12 +73,30 @@ class Outputs(dict):
             raise AttributeError(name) from None
 
 
+class _Shared:
+    """Holds a model that copies of a program must share, not duplicate.
+
+    DSPy optimizers deep-copy the program they compile (teacher, student, candidates); a copied
+    ChatModel would carry its own HTTP client, cache handle and circuit breaker, and a test's
+    recording model would stop seeing the calls. Models are services, so copies share them."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Shared:
+        return self
+
+
 class MemlabEngine:
     """A DSPy engine (``complete(lm15.Request) -> lm15.Response``) backed by a memlab ChatModel."""
 
     def __init__(self, model: ChatModel, purpose: str) -> None:
-        self.model = model
+        self._model = _Shared(model)
         self.purpose = purpose
+
+    @property
+    def model(self) -> ChatModel:
+        return self._model.obj
 
     def complete(self, request: Any) -> Any:
         from dspy.lm15 import Message, Response, TextPart, ToolCallPart, Usage
@@ -179,13 +197,17 @@ class Role(dspy.Module):
                  max_parse_attempts: int = 3, native_tools: bool = True) -> None:
         super().__init__()
         self.signature = signature
-        self.model = model
+        self._model = _Shared(model)
         self.purpose = purpose
         self.max_parse_attempts = max_parse_attempts
         self.output_fields = list(signature.output_fields)
         self.predict = dspy.Predict(signature)
         self.lm = MemlabLM(model, purpose, native_tools=native_tools)
         self.adapter = dspy.ChatAdapter(use_json_adapter_fallback=False, use_native_function_calling=native_tools)
+
+    @property
+    def model(self) -> ChatModel:
+        return self._model.obj
 
     def format(self, **inputs: Any) -> list[dict[str, Any]]:
         """The messages this role would send (demos included), without calling the model."""
