@@ -94,6 +94,8 @@ class ScriptedModel:
         elif "facts" in fields and "transcript" in _user(request):
             lines = re.findall(r"\[(\S+)\] user: (.*)", _user(request))
             out = {"facts": [{"text": t, "turn_ids": [i]} for i, t in lines]}
+        elif "goal" in fields:
+            out = {"goal": "g", "key_steps": ["s"], "outcome": "o", "lessons": ""}
         elif "summary" in fields:
             out = {"summary": "summary: " + _section(request, "messages")[:40]}
         elif "answer" in fields:
@@ -165,7 +167,7 @@ def _record_calls():
 def test_agent_tool_writes_nothing_when_the_agent_calls_no_tool():
     model = ScriptedModel(agent=lambda req: [])
     ops, steps, _ = _play(_strategy({"name": "a", "preset": "react_mem", "extractor": {"type": "agent_tool"}}, model))
-    assert [o for o in ops if o.op.value in ("ADD", "UPDATE") and o.kind != "summary"] == []
+    assert [o for o in ops if o.op.value in ("ADD", "UPDATE") and o.kind == "fact"] == []
     assert steps == []
     assert any("next_thought" in r.output_fields for r in model.requests), "the agent was asked at every step"
 
@@ -179,7 +181,7 @@ def test_agent_tool_stores_what_the_agent_stores_citing_the_current_turn():
 
     model = ScriptedModel(agent=policy)
     ops, steps, _ = _play(_strategy({"name": "a", "preset": "react_mem", "extractor": {"type": "agent_tool"}}, model))
-    facts = [o for o in ops if o.op.value == "ADD" and o.kind != "summary"]
+    facts = [o for o in ops if o.op.value == "ADD" and o.kind == "fact"]
     assert [f.text for f in facts] == ["The user lives in Porto."]
     assert facts[0].source_turn_ids == ["u1"]
     assert [(s.tool, s.ok) for s in steps] == [("store_fact", True)]
@@ -192,7 +194,7 @@ def test_post_pass_makes_one_extraction_call_per_invocation():
     recorded, sink = _record_calls()
     with sink:
         ops, _, _ = _play(_strategy({"name": "p", "preset": "react_mem"}, model))
-    extract_calls = [r for r in recorded if r.purpose == "extract"]
+    extract_calls = [r for r in recorded if r.signature == "ExtractFromTranscript"]
     assert len(extract_calls) == 2, "two invocations (u1.., u2..), one transcript call each"
     facts = {o.text: o.source_turn_ids for o in ops if o.op.value == "ADD" and o.kind != "summary"}
     assert facts["Thanks. My passport number is X123."] == ["u2"]
@@ -260,7 +262,7 @@ def test_agent_loop_over_the_openai_client_with_scripted_tool_calls():
             ops, steps, _ = _play(_strategy({"name": "o", "preset": "react_mem", "extractor": {"type": "agent_tool"}}, model))
         tool_bodies = [r["body"] for r in server.requests if r["body"].get("tools")]
     assert tool_bodies and all(t["type"] == "function" for t in tool_bodies[0]["tools"])
-    assert [o.text for o in ops if o.op.value == "ADD" and o.kind != "summary"] == ["The user lives in Porto."]
+    assert [o.text for o in ops if o.op.value == "ADD" and o.kind == "fact"] == ["The user lives in Porto."]
     bad = [s for s in steps if not s.ok]
     assert len(bad) == 1 and "not valid JSON" in bad[0].error
     agent_calls = [r for r in recorded if r.purpose == "agent"]
@@ -284,3 +286,29 @@ def test_evidence_survival_says_whether_the_gold_value_survived_compression(summ
                                   "category": "single_hop", "gold": "Porto", "evidence": ["u1"]})
     (surv,) = tracker.survival(probe, 1, {"u1", "a1"}, [["Porto"]])
     assert (surv.component, surv.folded_evidence, surv.survived, surv.in_context) == ("history", ["u1"], survived, True)
+
+
+# -- episodes -------------------------------------------------------------------------------------
+
+def test_post_pass_records_an_episode_for_a_task_like_invocation_only():
+    model = ScriptedModel()
+    ops, _, _ = _play(_strategy({"name": "ep", "preset": "react_mem"}, model))
+    episodes = [o for o in ops if o.kind == "episode"]
+    assert len(episodes) == 1, "the first invocation used a tool; the second (2 steps, no tool) is not task-like"
+    assert episodes[0].source_turn_ids == ["u1", "a1", "t1", "a2"] and episodes[0].namespace.endswith("#episodes")
+
+
+def test_agent_tool_episodes_are_written_only_by_the_agent():
+    def policy(req: ChatRequest) -> list[dict]:
+        if "tool:" in _newest_step(req):
+            return [{"name": "record_episode", "args": {"goal": "weather for trip", "outcome": "rain, 14C",
+                                                         "key_steps": ["called weather"]}}]
+        return []
+
+    spec = {"name": "ep2", "preset": "react_mem", "episodes": {"type": "episodic", "capture": "agent_tool"}}
+    ops, steps, _ = _play(_strategy(spec, ScriptedModel(agent=policy)))
+    episodes = [o for o in ops if o.kind == "episode"]
+    assert [e.text for e in episodes] == ["Goal: weather for trip | Steps: called weather | Outcome: rain, 14C"]
+    assert ("record_episode", True) in {(s.tool, s.ok) for s in steps}
+    ops_none, _, _ = _play(_strategy(spec, ScriptedModel()))
+    assert not [o for o in ops_none if o.kind == "episode"]

@@ -280,6 +280,7 @@ class MemoryRoles(dspy.Module):
         self.model = default
         self.extract = Role(sig.ExtractFacts, pick("extract"), "extract")
         self.extract_invocation = Role(sig.ExtractFromTranscript, pick("extract"), "extract")
+        self.record_episode = Role(sig.RecordEpisode, pick("extract"), "extract")
         self.gate = Role(sig.ShouldRemember, pick("gate"), "gate")
         self.reconcile = Role(sig.ReconcileMemory, pick("consolidate"), "consolidate")
         self.summarize = Role(sig.Summarize, pick("summarize"), "summarize")

@@ -69,6 +69,18 @@ class AgentStep(dspy.Signature):
     tool_calls: dspy.ToolCalls = dspy.OutputField()
 
 
+class RecordEpisode(dspy.Signature):
+    """Record a finished task as an episode an agent can learn from later: the user's goal, the key
+    steps taken (tools called and what they found), the outcome, and the lessons worth reusing on
+    a similar task. Be concrete: keep names, values and error messages."""
+
+    transcript: str = dspy.InputField(desc="the invocation, one turn per line: '[turn id] speaker: text'")
+    goal: str = dspy.OutputField()
+    key_steps: list[str] = dspy.OutputField()
+    outcome: str = dspy.OutputField()
+    lessons: str = dspy.OutputField(desc="what to do (or avoid) next time; empty when nothing generalises")
+
+
 class ShouldRemember(dspy.Signature):
     """Decide, on the hot path, whether this message contains something worth storing in long-term
     memory about the user: a fact, a preference, a plan or event, or a change to something known.
@@ -131,5 +143,5 @@ class JudgeAnswer(dspy.Signature):
 
 SIGNATURES: dict[str, type[dspy.Signature]] = {
     cls.__name__: cls for cls in (ExtractFacts, ExtractFromTranscript, ShouldRemember, ReconcileMemory, Summarize,
-                                  AnswerFromMemory, JudgeAnswer, AgentStep)
+                                  AnswerFromMemory, JudgeAnswer, AgentStep, RecordEpisode)
 }

@@ -70,11 +70,12 @@ PRESETS.register("react", {
     "agent": {"type": "react"},
 })
 PRESETS.register("react_mem", {
-    "description": "Seed 000's lifecycle: react plus facts extracted after each invocation (post-pass), reconciled, retrieved at invocation start.",
+    "description": "Seed 000's lifecycle: react plus facts and episodes extracted after each invocation (post-pass), reconciled, retrieved at invocation start.",
     "short_term": {"type": "invocation_summaries"},
     "agent": {"type": "react"},
     "extractor": {"type": "post_pass"},
     "consolidator": {"type": "reconcile"},
+    "episodes": {"type": "episodic"},
     "store": {"type": "in_memory"},
     "retriever": {"type": "vector", "k": 8},
 })
@@ -182,6 +183,10 @@ def _check_composition(out: dict[str, Any]) -> None:
         out["consolidator"] = {"type": "append"}
     if (out.get("extractor") or {}).get("type") == "agent_tool" and not out.get("agent"):
         raise ValueError(f"strategy {name!r}: extractor 'agent_tool' writes through an agent's tools; add an agent slot")
+    if out.get("episodes") and not out.get(STORE_SLOT):
+        out[STORE_SLOT] = {"type": "in_memory"}
+    if (out.get("episodes") or {}).get("capture") == "agent_tool" and not out.get("agent"):
+        raise ValueError(f"strategy {name!r}: episodes captured by 'agent_tool' need an agent slot")
 
 
 def describe_components(resolved: dict[str, Any]) -> str:
