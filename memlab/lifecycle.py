@@ -33,6 +33,8 @@ LIFECYCLE_COLUMNS = {
     "duplicate_writes": "near-identical ADDs",
 }
 WRITES = ("ADD", "UPDATE")
+NOT_FACTS = ("summary", "episode")
+"""Memory kinds that are not long-term facts (conversation summaries, episodes)."""
 
 
 def _norm(text: str) -> str:
@@ -51,9 +53,9 @@ def lifecycle_table(res: Any, by: tuple[str, ...] = ("strategy",)) -> pd.DataFra
         invocations = max(t[["dataset", "conversation_id", "invocation"]].drop_duplicates().shape[0], 1) if not t.empty else 1
         c = comps[(comps["strategy"] == s) & comps.get("ok", True)] if not comps.empty else comps
         o = ops[ops["strategy"] == s] if not ops.empty else ops
-        facts = o[o["op"].isin(WRITES) & (o["kind"] != "summary")] if not o.empty else o
+        facts = o[o["op"].isin(WRITES) & (~o["kind"].isin(NOT_FACTS))] if not o.empty else o
         wm = t["working_memory_tokens"].dropna() if "working_memory_tokens" in t else pd.Series(dtype=float)
-        adds = o[(o["op"] == "ADD") & (o["kind"] != "summary")] if not o.empty else o
+        adds = o[(o["op"] == "ADD") & (~o["kind"].isin(NOT_FACTS))] if not o.empty else o
         dup = 0
         if not adds.empty:
             dup = int(adds.assign(n=adds["text"].map(_norm)).duplicated(["namespace", "n"]).sum())
@@ -89,7 +91,7 @@ def _probe_columns(probes: pd.DataFrame, ops: pd.DataFrame) -> pd.DataFrame:
     cited: dict[tuple[str, str, str], set[str]] = {}
     writers: set[str] = set()
     if not ops.empty:
-        facts = ops[ops["op"].isin(WRITES) & (ops["kind"] != "summary")]
+        facts = ops[ops["op"].isin(WRITES) & (~ops["kind"].isin(NOT_FACTS))]
         writers = set(facts["strategy"])
         for (s, d, cid), g in facts.groupby(["strategy", "dataset", "conversation_id"]):
             cited[(s, d, cid)] = {t for ids in g["source_turn_ids"] for t in ids}
