@@ -58,7 +58,7 @@ def attribute(sentence: str, name: str, *, you: str | None = None) -> str:
         elif you and low in ("your", "yours"):
             new = f"{you}'s"
         elif replace_next_verb:
-            if low in _ADVERBS or low.endswith("ly"):
+            if low in _ADVERBS or (low.endswith("ly") and not is_base_verb(low)):
                 out.append(sentence[last:m.end()])
                 last = m.end()
                 continue

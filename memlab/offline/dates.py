@@ -119,7 +119,7 @@ def number_value(token: str) -> float | None:
     return None
 
 
-NUMBER = re.compile(r"[$€£]?\d+(?:,\d{3})*(?:\.\d+)?%?|\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+NUMBER = re.compile(r"(?<![\w-])[$€£]?\d+(?:,\d{3})*(?:\.\d+)?%?(?![\w-])|\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
                     r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|zero|one|two|three|four|five|six|seven|"
                     r"eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
                     r"hundred|dozen)\b", re.I)

@@ -2,7 +2,10 @@
 
 A statement is read as subject + relation + values: the subject is the noun phrase before the
 first verb ("Maria's sister"), the values are what a slot holds by shape (names, numbers, dates),
-and the relation is the remaining content words. Then:
+and the relation is the head of the predicate: its first content word that is not a light verb
+("lives", "works", "prefers"; for "has three kids" the noun, "kid"). Sharing any content word is
+not enough: "Maria prefers index funds for her savings" does not change "Maria's savings goal".
+Then:
 
 * near-identical, or nothing new → NOOP;
 * the new statement negates or retracts the old one (same subject and relation) without giving a
@@ -62,7 +65,8 @@ def analyse(text: str) -> Statement:
     predicate = [t for t in w[cut:] if t.isalpha() and t not in lx.NEGATORS and t not in lx.FUNCTION_WORDS - lx.AUXILIARIES]
     copula = bool(predicate) and lemma(predicate[0]) == "be"
     slot_in_subject = copula and "'s" in subject
-    return Statement(text, subject, frozenset(content - lx.LIGHT_VERBS) if not slot_in_subject else frozenset(),
+    head = next((lemma(t) for t in predicate if lemma(t) in content and lemma(t) not in lx.LIGHT_VERBS), None)
+    return Statement(text, subject, frozenset({head} if head and not slot_in_subject else ()),
                      values if not slot_in_subject else values | content, content, negated(text), has_change_cue(text),
                      _is_state(predicate), slot_in_subject)
 

@@ -11,7 +11,10 @@ are handled on purpose:
 * a sentence opening with an anaphor ("It's a golden retriever.") continues the sentence before
   it in the same message, so the two are stored together;
 * a short elliptical answer ("Porto.") only means something with the question it answers, so when
-  the preceding context line is a question the pair is stored.
+  the preceding context line is a question the pair is stored; a fragment that answers no
+  question ("Messy.", "Hiii!") is an exclamation and is dropped;
+* informal writing drops the subject ("Moved to Antwerp last week"): a sentence that opens with a
+  verb that is not addressed to the assistant has the speaker as its subject.
 
 A tool observation is kept line by line when a line carries a concrete value (a ``key: value``
 pair, a number or a name): it is what the user may need later.
@@ -56,12 +59,26 @@ def _last_question(context: str) -> str | None:
     return asked[-1] if asked else None
 
 
+def _drops_subject(sentence: str) -> bool:
+    """Opens with a verb and no subject ("Started a class", "Live in Antwerp now"), where the next
+    word is not itself a verb (then the first word is a noun subject: "Work is busy")."""
+    from lemminflect import getAllLemmas
+
+    w = words(sentence)
+    return len(w) > 1 and "VERB" in getAllLemmas(w[0]) and w[0] not in lx.AUXILIARIES \
+        and w[0] not in lx.REQUEST_VERBS and w[1] not in lx.AUXILIARIES and "VERB" not in getAllLemmas(w[1])
+
+
 def statement(sentence: str, name: str, ref: dt.date | None) -> str | None:
     """The durable fact a sentence asserts, attributed and dated, or None for another speech act."""
     sentence = MEMORY_DIRECTIVE.sub("", sentence).strip()
     if not sentence or is_injection(sentence) or is_question(sentence) or is_small_talk(sentence) \
             or is_hypothetical(sentence) or not content_lemmas(sentence):
         return None
+    if _is_fragment(sentence) and not (names(" ".join(sentence.split()[1:])) or any(c.isdigit() for c in sentence)):
+        return None
+    if _drops_subject(sentence):
+        sentence = "I " + sentence[0].lower() + sentence[1:]
     kind = request_kind(sentence)
     if kind == "one_off":
         return None
@@ -90,18 +107,22 @@ def extract(message: str, speaker: str, date: str = "", context: str = "") -> li
     sents = sentences(message)
     facts: list[str] = []
     question = _last_question(context)
+    previous_kept = False
     for i, s in enumerate(sents):
-        if question and len(sents) == 1 and _is_fragment(s) and not is_small_talk(s) and not is_question(s):
+        if question and i == 0 and _is_fragment(s) and not is_small_talk(s) and not is_question(s):
             asked = attribute(question, name, you=name)
-            return [f"Asked \"{asked}\", {name} answered: {resolve_relative(s, ref)}"]
+            facts.append(f"Asked \"{asked}\", {name} answered: {resolve_relative(s, ref)}")
+            previous_kept = True
+            continue
         fact = statement(s, name, ref)
         if fact is None:
+            previous_kept = False
             continue
-        if i and facts and words(s)[:1] and words(s)[0] in lx.ANAPHORS and sents[i - 1] and \
-                statement(sents[i - 1], name, ref) == facts[-1]:
+        if i and facts and words(s)[:1] and words(s)[0].split("'")[0] in lx.ANAPHORS and previous_kept:
             facts[-1] = f"{facts[-1].rstrip('.!')}; {fact[0].lower() + fact[1:]}"
             continue
         facts.append(fact)
+        previous_kept = True
     return facts
 
 

@@ -153,8 +153,10 @@ def names(text: str) -> list[str]:
     parts = NAME_TOKEN.findall(text)
     for i, t in enumerate(parts):
         word = t.rstrip(".").lower().replace("’", "'")
-        initial = i == 0 or parts[i - 1] in (".", "!", "?", ":", '"', "(", "-") or parts[i - 1].endswith(".")
-        capital = t[:1].isupper() and word not in lx.PRONOUNS and not word.startswith("i'") \
+        after_title = i > 0 and parts[i - 1].rstrip(".").lower() in lx.TITLES
+        initial = i == 0 or parts[i - 1] in (".", "!", "?", ":", '"', "(", "-") or (
+            parts[i - 1].endswith(".") and not after_title)
+        capital = t[:1].isupper() and word.split("'")[0] not in lx.PRONOUNS \
             and word not in lx.MONTHS and word not in lx.WEEKDAYS \
             and not (initial and (word in lx.FUNCTION_WORDS or word in lx.INTERJECTIONS or _in_dictionary(word)))
         if capital:
