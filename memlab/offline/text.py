@@ -91,8 +91,8 @@ def is_question(sentence: str) -> bool:
 
 def is_small_talk(sentence: str) -> bool:
     """Nothing but greetings, backchannels, bare evaluations and function words."""
-    w = words(sentence)
-    return all(t in lx.INTERJECTIONS or t in lx.FUNCTION_WORDS or t in lx.NEGATORS for t in w) and not any(
+    closed = lx.INTERJECTIONS | lx.FUNCTION_WORDS | lx.NEGATORS
+    return all(t in closed or t.split("'")[0] in closed for t in words(sentence)) and not any(
         c.isdigit() for c in sentence)
 
 
