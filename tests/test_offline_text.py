@@ -91,6 +91,9 @@ def test_extract_reads_an_elliptical_answer_with_its_question() -> None:
 
 def test_extract_supplies_a_dropped_subject() -> None:
     assert extract("moved to Bergen last year", "user: Ayo", D) == ["Ayo moved to Bergen in 2023"]
+    # a capitalised first word followed by a verb is the subject, not a verb missing its subject
+    assert extract("Sam just got promoted.", "user: Ayo", D) == ["Sam just got promoted."]
+    assert extract("Okay so my sister called.", "user: Ayo", D) == ["Okay so Ayo's sister called."]
 
 
 def test_extract_joins_an_anaphor_to_the_sentence_it_continues() -> None:

@@ -60,13 +60,15 @@ def _last_question(context: str) -> str | None:
 
 
 def _drops_subject(sentence: str) -> bool:
-    """Opens with a verb and no subject ("Started a class", "Live in Antwerp now"), where the next
-    word is not itself a verb (then the first word is a noun subject: "Work is busy")."""
+    """Opens with a verb and no subject ("Started a class", "Live in Antwerp now"): the first word
+    can be a verb and no later word is unambiguously one (else the first word is the subject:
+    "Work is busy", "Sam just got promoted")."""
     from lemminflect import getAllLemmas
 
     w = words(sentence)
-    return len(w) > 1 and "VERB" in getAllLemmas(w[0]) and w[0] not in lx.AUXILIARIES \
-        and w[0] not in lx.REQUEST_VERBS and w[1] not in lx.AUXILIARIES and "VERB" not in getAllLemmas(w[1])
+    if len(w) < 2 or w[0] in lx.AUXILIARIES | lx.REQUEST_VERBS | lx.INTERJECTIONS or "VERB" not in getAllLemmas(w[0]):
+        return False
+    return not any(t in lx.AUXILIARIES or t.endswith("n't") or set(getAllLemmas(t)) == {"VERB"} for t in w[1:])
 
 
 def statement(sentence: str, name: str, ref: dt.date | None) -> str | None:
