@@ -29,7 +29,7 @@ from memlab.offline import lexicon as lx
 from memlab.offline.attribution import attribute, parse_speaker, split_labelled
 from memlab.offline.dates import resolve_relative
 from memlab.offline.text import (MEMORY_DIRECTIVE, content_lemmas, is_hypothetical, is_injection, is_question,
-                                 is_small_talk, names, request_kind, sentences, words)
+                                 is_small_talk, is_verb_only, names, request_kind, sentences, words)
 
 _KEY_VALUE = re.compile(r"^\s*[\w .#/-]{1,40}:\s*\S")
 _CONTEXT_LINE = re.compile(r"^(?:\[[^\]]*\]\s*)?(?P<speaker>[^:\n]{1,40}):\s*(?P<text>.*)$")
@@ -43,9 +43,9 @@ def iso_date(text: str) -> dt.date | None:
 
 
 def _is_fragment(sentence: str) -> bool:
-    """An elliptical answer: a few words with no subject pronoun and no auxiliary ("Porto.", "Two kids")."""
+    """An elliptical answer: a few words with no pronoun and no certain verb ("Porto.", "Two kids")."""
     w = words(sentence)
-    return 0 < len(w) <= 4 and not any(t in lx.AUXILIARIES or t in lx.PRONOUNS or "'" in t for t in w)
+    return 0 < len(w) <= 4 and not any(is_verb_only(t) or t in lx.PRONOUNS or "'" in t for t in w)
 
 
 def _last_question(context: str) -> str | None:
@@ -68,7 +68,7 @@ def _drops_subject(sentence: str) -> bool:
     w = words(sentence)
     if len(w) < 2 or w[0] in lx.AUXILIARIES | lx.REQUEST_VERBS | lx.INTERJECTIONS or "VERB" not in getAllLemmas(w[0]):
         return False
-    return not any(t in lx.AUXILIARIES or t.endswith("n't") or set(getAllLemmas(t)) == {"VERB"} for t in w[1:])
+    return not any(is_verb_only(t) for t in w[1:])
 
 
 def statement(sentence: str, name: str, ref: dt.date | None) -> str | None:

@@ -65,6 +65,15 @@ def is_base_verb(word: str) -> bool:
     return word.isalpha() and getAllLemmas(word, upos="VERB").get("VERB", ("",))[0] == word
 
 
+@functools.cache
+def is_verb_only(word: str) -> bool:
+    """An auxiliary, or a word the lexicon knows only as a verb form ("got", "moved"): a finite
+    verb for sure, where "runs" or "class" could be nouns."""
+    from lemminflect import getAllLemmas
+
+    return word in lx.AUXILIARIES or word.endswith("n't") or set(getAllLemmas(word)) == {"VERB"}
+
+
 def content_lemmas(text: str) -> set[str]:
     """Lemmas of the open-class words: what a sentence is about."""
     return {lemma(w.removesuffix("'s")) for w in words(text) if w not in lx.FUNCTION_WORDS and w not in lx.NEGATORS}
