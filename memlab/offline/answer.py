@@ -31,13 +31,14 @@ from memlab.offline import lexicon as lx
 from memlab.offline.attribution import attribute
 from memlab.offline.dates import NUMBER, date_spans, fmt
 from memlab.offline.similarity import Similarity, coverage, idf_weights
+from memlab.offline.slots import SAME_TOPIC
 from memlab.offline.statements import iso_date
 from memlab.offline.text import content_lemmas, is_injection, lemma, names, request_kind, words
 
 ABSTAIN = "I don't know"
-MIN_COSINE = 0.6
+MIN_COSINE = SAME_TOPIC
 """Below this cosine a line with no shared topic word is about something else (the same MiniLM
-"same topic" level the slot rule uses, ``slots.SAME_TOPIC``)."""
+"same topic" level the slot rule uses)."""
 CONFLICT_MARGIN = 0.1
 """Support gap within which two lines count as answering the same question (then the newer wins)."""
 TYPE_MATCH = 0.2

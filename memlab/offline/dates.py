@@ -96,18 +96,6 @@ def date_spans(text: str, ref: dt.date | None) -> list[str]:
     return spans + [m.group() for m in ABSOLUTE.finditer(resolved) if not any(m.group() in s for s in spans)]
 
 
-def parse_date(text: str) -> dt.date | None:
-    """An ISO or written day ("7 May 2024", "May 7, 2024", "2024-05-07"), else None."""
-    from dateutil import parser
-
-    if not re.search(r"\d", text) or not re.search(r"\d{4}", text):
-        return None
-    try:
-        return parser.parse(text, fuzzy=True, default=dt.datetime(1900, 1, 1)).date()
-    except (ValueError, OverflowError):
-        return None
-
-
 def number_value(token: str) -> float | None:
     """A number token or number word as a value: "3", "$1,200" → 1200, "twenty-five" → 25."""
     t = token.lower().strip("$€£%")

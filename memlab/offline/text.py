@@ -147,10 +147,6 @@ def has_change_cue(text: str) -> bool:
     return any(lemma(t) in lx.CHANGE_CUES for t in words(text)) or has_phrase(text, ("no longer", "used to"))
 
 
-def is_first_person(text: str) -> bool:
-    return any(t in lx.FIRST_PERSON or t.startswith(("i'", "we'")) for t in words(text))
-
-
 NAME_TOKEN = re.compile(r"[\w'’&-]+\.?|[^\w\s]")
 
 
