@@ -119,3 +119,9 @@ def test_judge_containment_overlap_and_abstention() -> None:
     assert judge("Leuven", "Ghent") == {"correct": False, "abstained": False}
     assert judge("Leuven", "I don't know") == {"correct": False, "abstained": True}
     assert judge("(none: the right response is to say it is unknown)", "I don't know")["correct"] is True
+
+
+def test_summary_reads_multi_line_messages_and_keeps_tool_values(sim: Similarity) -> None:
+    out = summarize("", "[2024-05-01] Noor: Check the ticket please.\n[2024-05-01] tool: ticket: T-77\n"
+                        "owner: Sam Reyes\n[2024-05-01] Assistant: Done.", sim)
+    assert "T-77" in out and "Sam Reyes" in out and "Done" not in out
