@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import dspy
-import pytest
 
 from memlab.llm.offline_model import OfflineChatModel, OfflineOptions
 from memlab.roles import signatures as sig
