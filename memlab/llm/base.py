@@ -66,6 +66,9 @@ class ModelSpec(BaseModel):
         default=5, ge=0, description="Consecutive calls that could not connect before the endpoint is declared down (0: never)."
     )
     cache: CacheSpec = Field(default_factory=CacheSpec)
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="Provider-specific options, checked by the provider (offline: tool_reliability, seed)."
+    )
 
     @field_serializer("base_url", when_used="json")
     def _redacted_base_url(self, base_url: str | None) -> str | None:
@@ -75,6 +78,7 @@ class ModelSpec(BaseModel):
 
 MODELS: Registry[Any] = Registry("model provider")
 MODELS.register("heuristic", "memlab.llm.heuristic_model:HeuristicChatModel.from_spec")
+MODELS.register("offline", "memlab.llm.offline_model:OfflineChatModel.from_spec")
 MODELS.register("openai", "memlab.llm.openai_model:OpenAIChatModel.from_spec")
 
 

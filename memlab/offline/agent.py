@@ -1,0 +1,94 @@
+"""The agent's memory-tool policy (AgentStep), using only the tools it is offered.
+
+Only the newest working-memory step is acted on (the earlier ones were acted on when they were
+newest):
+
+* it is a tool result (its speaker is ``tool`` or one of the offered tools) → no call: the loop
+  ends after the agent's own call comes back;
+* memory usage (``memory_status``, e.g. "... (91%)") at or above ``COMPRESS_AT`` → ``compress_memory``;
+* a user message is run through the extraction filter and attribution; each fact is compared
+  with the context lines that carry a memory id (``[id] text``) by the slot rule: a changed value
+  → ``update_fact(id, text)``, a retraction → ``delete_fact(id)``, already known → nothing, else
+  ``store_fact(text)``.
+
+Unlike post-pass extraction, the agent does not store tool observations: it is busy with the
+task and stores only what the user states. ``tool_reliability`` is the probability that a
+``store_fact``/``update_fact`` it should make is made; the draw is a hash of (seed, text), so
+reruns and record/replay see the same choices.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+
+from memlab.offline.attribution import split_labelled
+from memlab.offline.similarity import Similarity
+from memlab.offline.slots import reconcile
+from memlab.offline.statements import extract
+
+COMPRESS_AT = 75.0
+"""Percent of the working-memory budget at which compressing beats running out mid-task."""
+_MEMORY_LINE = re.compile(r"^\[(?P<id>[^\]]+)\]\s*(?P<text>.+)$")
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+_FRACTION = re.compile(r"(\d[\d,]*)\s*/\s*(\d[\d,]*)")
+
+
+def usage_percent(status: str) -> float:
+    if m := _PERCENT.search(status):
+        return float(m.group(1))
+    if (m := _FRACTION.search(status)) and float(m.group(2).replace(",", "")):
+        return 100 * float(m.group(1).replace(",", "")) / float(m.group(2).replace(",", ""))
+    return 0.0
+
+
+def keeps(text: str, reliability: float, seed: int) -> bool:
+    """Whether a write the policy should make is made: a deterministic draw from (seed, text)."""
+    draw = int(hashlib.sha256(f"{seed}\0{text}".encode()).hexdigest()[:8], 16) / 2**32
+    return draw < reliability
+
+
+def _memories(context: str) -> list[tuple[str, str]]:
+    """Context lines that carry a memory id (a bracketed prefix that is not a date)."""
+    out = []
+    for line in context.splitlines():
+        m = _MEMORY_LINE.match(line.strip())
+        if m:
+            try:
+                dt.date.fromisoformat(m.group("id")[:10])
+            except ValueError:
+                out.append((m.group("id"), m.group("text")))
+    return out
+
+
+def agent_step(context: str, working_memory: str, memory_status: str, offered: set[str], sim: Similarity,
+               *, reliability: float = 1.0, seed: int = 0) -> tuple[str, list[tuple[str, dict[str, str]]]]:
+    """(thought, [(tool name, arguments)]) for the newest step."""
+    steps = [ln.strip() for ln in working_memory.splitlines() if ln.strip()]
+    if not steps:
+        return "Nothing has happened yet.", []
+    speaker, text = split_labelled(steps[-1]) or (steps[-1].partition(":")[0], steps[-1].partition(":")[2])
+    role = speaker.strip().lower()
+    if role.startswith("tool") or role.partition("(")[0].strip() in offered:
+        return "The tool call is done; nothing more to remember now.", []
+    calls: list[tuple[str, dict[str, str]]] = []
+    if usage_percent(memory_status) >= COMPRESS_AT and "compress_memory" in offered:
+        calls.append(("compress_memory", {}))
+    if role.startswith("user"):
+        known = _memories(context)
+        for fact in extract(text.strip(), speaker.strip()):
+            if known:
+                cos = [float(c) for c in sim.cosine(fact, [t for _, t in known])]
+                verdict = reconcile(fact, [t for _, t in known], cos)
+            else:
+                verdict = {"action": "ADD", "target": -1}
+            target = known[int(verdict["target"])][0] if int(verdict["target"]) >= 0 else ""
+            if verdict["action"] == "UPDATE" and "update_fact" in offered and keeps(fact, reliability, seed):
+                calls.append(("update_fact", {"id": target, "text": fact}))
+            elif verdict["action"] == "DELETE" and "delete_fact" in offered:
+                calls.append(("delete_fact", {"id": target}))
+            elif verdict["action"] == "ADD" and "store_fact" in offered and keeps(fact, reliability, seed):
+                calls.append(("store_fact", {"text": fact}))
+    thought = "; ".join(f"{name} {args.get('text') or args.get('id') or ''}".strip() for name, args in calls)
+    return thought or "Nothing worth remembering in this step.", calls

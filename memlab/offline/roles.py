@@ -1,0 +1,107 @@
+"""The roles the offline model answers, each one small function registered under its fields.
+
+A role is identified by the input and output field names of its DSPy signature (what the
+ChatAdapter system message lists), never by its instruction. Adding a role is one function with
+a ``@role(inputs, outputs)`` decorator that maps the parsed input values to output values (and,
+for tool-using roles, tool calls).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memlab.offline import agent, answer, gate, judge, slots, statements, summary
+from memlab.offline.prompt import Prompt, PromptError
+from memlab.offline.similarity import Similarity
+
+
+@dataclass
+class Env:
+    """What a role may use besides its inputs."""
+
+    sim: Similarity
+    offered_tools: set[str] = field(default_factory=set)
+    reliability: float = 1.0
+    seed: int = 0
+
+
+@dataclass
+class Reply:
+    outputs: dict[str, Any]
+    tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+RoleFn = Callable[[dict[str, Any], Env], Reply]
+ROLES: list[tuple[str, frozenset[str], frozenset[str], RoleFn]] = []
+
+
+def role(name: str, inputs: str, outputs: str) -> Callable[[RoleFn], RoleFn]:
+    def register(fn: RoleFn) -> RoleFn:
+        ROLES.append((name, frozenset(inputs.split()), frozenset(outputs.split()), fn))
+        return fn
+    return register
+
+
+def identify(prompt: Prompt) -> tuple[str, RoleFn]:
+    """The registered role whose fields the prompt lists (extra optional fields such as ``tools`` allowed)."""
+    have_in, have_out = set(prompt.inputs), set(prompt.outputs)
+    fits = [(len(i) + len(o), name, fn) for name, i, o, fn in ROLES if i <= have_in and o <= have_out]
+    if not fits:
+        raise PromptError(f"the offline model has no role with inputs {sorted(have_in)} and outputs {sorted(have_out)}")
+    _, name, fn = max(fits, key=lambda f: f[0])
+    return name, fn
+
+
+def _s(values: dict[str, Any], key: str) -> str:
+    value = values.get(key)
+    return "" if value is None else value if isinstance(value, str) else str(value)
+
+
+@role("ExtractFacts", "message speaker context date", "facts")
+def _extract(v: dict[str, Any], env: Env) -> Reply:
+    return Reply({"facts": statements.extract(_s(v, "message"), _s(v, "speaker"), _s(v, "date"), _s(v, "context"))})
+
+
+@role("ExtractFromTranscript", "transcript date", "facts")
+def _extract_transcript(v: dict[str, Any], env: Env) -> Reply:
+    facts = []
+    for turn_id, speaker, text in statements.transcript_lines(_s(v, "transcript")):
+        facts += [{"text": f, "turn_ids": [turn_id]} for f in statements.extract(text, speaker, _s(v, "date"))]
+    return Reply({"facts": facts})
+
+
+@role("ShouldRemember", "message speaker", "remember kind importance")
+def _gate(v: dict[str, Any], env: Env) -> Reply:
+    return Reply(gate.gate(_s(v, "message"), _s(v, "speaker")))
+
+
+@role("ReconcileMemory", "new_fact existing", "action target merged")
+def _reconcile(v: dict[str, Any], env: Env) -> Reply:
+    existing = [str(x) for x in v.get("existing") or []] if isinstance(v.get("existing"), list) else []
+    new = _s(v, "new_fact")
+    cos = [float(c) for c in env.sim.cosine(new, existing)]
+    return Reply(slots.reconcile(new, existing, cos))
+
+
+@role("Summarize", "previous_summary messages", "summary")
+def _summarize(v: dict[str, Any], env: Env) -> Reply:
+    return Reply({"summary": summary.summarize(_s(v, "previous_summary"), _s(v, "messages"), env.sim)})
+
+
+@role("AnswerFromMemory", "context question date", "answer")
+def _answer(v: dict[str, Any], env: Env) -> Reply:
+    return Reply({"answer": answer.answer(_s(v, "context"), _s(v, "question"), env.sim)})
+
+
+@role("JudgeAnswer", "question gold response", "correct abstained")
+def _judge(v: dict[str, Any], env: Env) -> Reply:
+    return Reply(judge.judge(_s(v, "gold"), _s(v, "response")))
+
+
+@role("AgentStep", "context working_memory memory_status", "next_thought")
+def _agent(v: dict[str, Any], env: Env) -> Reply:
+    thought, calls = agent.agent_step(_s(v, "context"), _s(v, "working_memory"), _s(v, "memory_status"),
+                                      env.offered_tools, env.sim, reliability=env.reliability, seed=env.seed)
+    return Reply({"next_thought": thought}, calls)
