@@ -89,8 +89,8 @@ class ReactAgent(Component):
             self._start_invocation(event, state)
         self.memory.add(Entry(event.line, [event.turn.id]))
         self.step += 1
-        requested = self._run_rounds(state)
-        comp = self.memory.maybe_compress(requested=requested)
+        self._run_rounds(state)
+        comp = self.memory.maybe_compress()  # automatic triggers (agent_driven compresses inside the loop)
         if comp is not None:
             state.compressed(comp)
             self.failures += 0 if comp.ok else 1
@@ -112,18 +112,27 @@ class ReactAgent(Component):
         if self.trigger.type_name == "agent_driven":
             tools["compress_memory"] = MemoryTool(
                 "compress_memory", self.offered_tools["compress_memory"].split(" Offered only")[0],
-                object_schema([]), lambda args: "working memory will be compressed after this step")
+                object_schema([]), lambda args: self._compress_now(state))
         return tools
 
-    def _run_rounds(self, state: StrategyState) -> bool:
-        """Let the agent call tools until it calls none or hits the step limit; True when it
-        asked to compress its working memory."""
+    def _compress_now(self, state: StrategyState) -> str:
+        """The agent asked: compress at once, so its next round sees the smaller working memory."""
+        comp = self.memory.maybe_compress(requested=True)
+        if comp is None:
+            return "nothing to compress (only the most recent steps are in working memory)"
+        state.compressed(comp)
+        if not comp.ok:
+            self.failures += 1
+            return f"compression failed: {comp.reason}"
+        return f"compressed: {comp.tokens_before} → {comp.tokens_after} tokens"
+
+    def _run_rounds(self, state: StrategyState) -> None:
+        """Let the agent call tools until it calls none or hits the step limit."""
         from memlab.roles.program import RoleFailure
 
         tools = self._tools(state)
         if not tools:
-            return False
-        requested = False
+            return
         for round_ in range(self.params.max_rounds):
             try:
                 out = self.env.roles.agent_step(context=self.context_text or "(nothing yet)",
@@ -132,20 +141,18 @@ class ReactAgent(Component):
             except RoleFailure as exc:
                 self.failures += 1
                 state.acted(AgentStep(self.step, "(agent call)", {}, ok=False, error=str(exc)[:300]))
-                return requested
+                return
             made = _calls(out)
             for bad in out.get("tool_call_errors") or []:  # malformed calls: shown to the agent, recorded
                 state.acted(AgentStep(self.step, bad["name"], {}, ok=False, error=bad["error"]))
                 self.memory.add(Entry(f"action: {bad['name']}(…) → error: {bad['error']}"))
             if not made and not out.get("tool_call_errors"):
-                return requested
+                return
             for name, args in made:
-                requested |= name == "compress_memory"
                 self._execute(tools, name, args, state)
             if round_ == self.params.max_rounds - 1:
                 state.acted(AgentStep(self.step, "(step limit)", {}, ok=False,
                                       error=f"step limit: {self.params.max_rounds} tool rounds at this step"))
-        return requested
 
     def _execute(self, tools: dict[str, MemoryTool], name: str, args: dict[str, Any], state: StrategyState) -> None:
         tool = tools.get(name)
