@@ -140,8 +140,13 @@ def make(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[s
 
 
 @pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, make: Callable[[str], MemoryStore]) -> MemoryStore:
-    return make(request.param)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def store(backend: str, make: Callable[[str], MemoryStore]) -> MemoryStore:
+    return make(backend)
 
 
 # --------------------------------------------------------------------------- basics
@@ -350,6 +355,83 @@ def test_recency_and_list_order(store: MemoryStore) -> None:
     assert [r.item.text for r in got] == ["event 9", "event 7", "event 5"]
     assert all(r.score == 0.0 for r in got)
     assert [i.text for i in store.list("ns")] == [f"event {o}" for o in sorted(offsets)]
+
+
+def test_results_do_not_depend_on_insertion_order(backend: str, make: Callable[[str], MemoryStore]) -> None:
+    """Exact ties (identical vectors, texts, timestamps) are ordered by the documented rule:
+    score desc, created_at asc, id asc (recency: created_at desc, id asc), whatever order the
+    rows were inserted in, and a tie at the k-th place is not left to the index."""
+    rng = np.random.default_rng(18)
+    groups = unit(rng, 4)  # every group of 3 items shares one vector, one text and one timestamp pattern
+    texts = ["green tea every morning", "green tea and cake", "black coffee at night", "tea with Rex"]
+    id_names = ["f3a1", "0b77", "Zed", "a", "b2", "B1", "c", "aa", "9", "e5", "_x", "m-1"]
+    items = [
+        item("ns", texts[j // 3], [0, 0, 5, 5][j // 3] + (j % 3 == 2), id=id_names[j], metadata={"g": j // 3})
+        for j in range(12)
+    ]
+    vecs = np.stack([groups[j // 3] for j in range(12)])
+    order_a = list(range(12))
+    order_b = [int(i) for i in np.random.default_rng(19).permutation(12)]
+    a, b = make(backend), make(backend)
+    a.add([items[i] for i in order_a], vecs[order_a])
+    for lo in range(0, 12, 5):  # the other one in several batches, in another order
+        b.add([items[i] for i in order_b[lo : lo + 5]], vecs[order_b[lo : lo + 5]])
+    ref = InMemoryStore()
+    ref.add(items, vecs)
+
+    def rule_ok(hits: list[Any]) -> bool:
+        keys = [(-round(h.score, 5), h.item.created_at, h.item.id) for h in hits]
+        return keys == sorted(keys)
+
+    for g in range(4):
+        for k in (1, 2, 4, 12):  # k=1, 2 cut through a group of 3 exact ties
+            got_a = a.search("ns", embedding=groups[g], k=k)
+            got_b = b.search("ns", embedding=groups[g], k=k)
+            assert ids(got_a) == ids(got_b) == ids(ref.search("ns", embedding=groups[g], k=k)), (g, k)
+            assert rule_ok(got_a), (g, k)
+    for query in ("green tea", "tea", "coffee night"):
+        for k in (1, 2, 5, 12):
+            got_a, got_b = a.search("ns", text=query, k=k), b.search("ns", text=query, k=k)
+            assert ids(got_a) == ids(got_b) and got_a and rule_ok(got_a), (query, k)
+    for k in (1, 2, 4, 12):
+        got_a, got_b = a.search("ns", k=k), b.search("ns", k=k)
+        assert ids(got_a) == ids(got_b) == ids(ref.search("ns", k=k)), k
+        want = sorted(items, key=lambda it: it.id)
+        want.sort(key=lambda it: it.created_at, reverse=True)
+        assert ids(got_a) == [it.id for it in want[:k]], k
+    assert [i.id for i in a.list("ns")] == [i.id for i in b.list("ns")] == [
+        it.id for it in sorted(items, key=lambda it: (it.created_at, it.id))
+    ]
+    # the ids given are the ids kept
+    assert sorted(i.id for i in a.list("ns")) == sorted(id_names)
+
+
+def test_nul_characters_are_stored_as_replacement(store: MemoryStore) -> None:
+    """U+0000 (which PostgreSQL text cannot hold) is stored as U+FFFD by every backend."""
+    rng = np.random.default_rng(20)
+    raw = item(
+        "ns", "tea\x00time with Rex", 0, id="nul-1", kind="pre\x00f",
+        metadata={"k\x00": "v\x00", "nested": {"list": ["x\x00", 1]}, "plain": "ok"},
+        source_turn_ids=["c1:t\x001"],
+    )
+    vec = unit(rng, 1)
+    store.add([raw], vec)
+    stored = store.get("ns", ["nul-1"])[0]
+    assert stored.text == "tea\ufffdtime with Rex" and stored.kind == "pre\ufffdf"
+    assert stored.metadata == {"k\ufffd": "v\ufffd", "nested": {"list": ["x\ufffd", 1]}, "plain": "ok"}
+    assert stored.source_turn_ids == ["c1:t\ufffd1"]
+    assert ids(store.search("ns", text="Rex", k=5)) == ["nul-1"]
+    assert ids(store.search("ns", embedding=vec[0], k=5, where={"k\x00": "v\x00"})) == ["nul-1"]
+    assert ids(store.search("ns", k=5, where={"kind": "pre\ufffdf"})) == ["nul-1"]
+    store.update(stored.model_copy(update={"text": "tea\x00 again"}))
+    assert store.get("ns", ["nul-1"])[0].text == "tea\ufffd again"
+    assert store.get("ns", ["nul\x00"]) == [] and store.delete("ns", ["nul\x00"]) == 0
+    assert store.search("n\x00s", k=5) == [] and store.list("n\x00s") == []
+    for bad in (item("ns", "x", id="bad\x00id"), item("n\x00s", "x")):
+        with pytest.raises(StoreError) as ei:
+            store.add([bad], unit(rng, 1))
+        assert store.name in str(ei.value) and "NUL" in str(ei.value)
+    assert store.count("ns") == 1
 
 
 def test_count_and_reset(store: MemoryStore) -> None:

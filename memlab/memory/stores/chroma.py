@@ -56,7 +56,15 @@ import numpy as np
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import bm25_scores
-from memlab.memory.stores.base import StoreError, Where, matches
+from memlab.memory.stores.base import (
+    StoreError,
+    Where,
+    matches,
+    newest_first,
+    ranked,
+    where_without_nul,
+    without_nul,
+)
 
 _COLLECTION_RE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
 LOCK_NAME = "memlab.lock"
@@ -324,6 +332,7 @@ class ChromaStore:
             return
         if embeddings is not None and len(embeddings) != len(items):
             raise StoreError(f"chroma: {len(items)} items but {len(embeddings)} embeddings")
+        items = [without_nul(it, self.name) for it in items]
         vecs = self._vecs(embeddings, len(items))
         batch = max(1, int(self._client.get_max_batch_size()) if hasattr(self._client, "get_max_batch_size") else 4000)
         with self._mu:
@@ -365,6 +374,7 @@ class ChromaStore:
 
     def update(self, item: MemoryItem, embedding: np.ndarray | None = None) -> None:
         self._check_open()
+        item = without_nul(item, self.name)
         cid = chroma_id(item.namespace, item.id)
         with self._mu:
             old = self._existing([cid], ["metadatas", "embeddings"])
@@ -406,16 +416,14 @@ class ChromaStore:
         self._check_open()
         if k <= 0:
             return []
+        where = where_without_nul(where)
         if embedding is not None:
             return self._vector_search(namespace, embedding, k, where, include_invalid)
         cands = [it for _, it in self._candidates(namespace, where, include_invalid)]
-        cands.sort(key=lambda it: (it.created_at, it.id))
         if text is not None:
             scores = bm25_scores(text, [c.text for c in cands])
-            ranked = sorted(((s, i) for i, s in enumerate(scores) if s > 0), key=lambda x: (-x[0], x[1]))[:k]
-            return [ScoredItem(item=cands[i], score=s) for s, i in ranked]
-        cands.reverse()
-        return [ScoredItem(item=c, score=0.0) for c in cands[:k]]
+            return ranked(ScoredItem(item=c, score=s) for c, s in zip(cands, scores) if s > 0)[:k]
+        return [ScoredItem(item=c, score=0.0) for c in newest_first(cands)[:k]]
 
     def _vector_search(
         self, namespace: str, embedding: np.ndarray, k: int, where: Where | None, include_invalid: bool
@@ -425,8 +433,10 @@ class ChromaStore:
         conds = self._base(namespace, include_invalid, need_vec=True) + push
         out: list[ScoredItem] = []
         if exact:
+            # one hit more than asked: a tie at the k-th place means HNSW chose among equals by
+            # graph layout (insertion order), so the exact scan below decides instead
             res = self._col.query(
-                query_embeddings=q, n_results=k, where=self._and(conds), include=["metadatas", "distances"]
+                query_embeddings=q, n_results=k + 1, where=self._and(conds), include=["metadatas", "distances"]
             )
             returned = len(res["ids"][0])
             for md, dist in zip(res["metadatas"][0], res["distances"][0]):
@@ -434,9 +444,12 @@ class ChromaStore:
                     it = self._item(md)
                     if self._live(it, where, include_invalid):
                         out.append(ScoredItem(item=it, score=float(1.0 - dist)))
-            if len(out) >= k:
-                return out
-            if len(out) == returned:
+            out = ranked(out)
+            if len(out) > k and out[k - 1].score != out[k].score:
+                return out[:k]
+            if len(out) > k:
+                out = []  # tie at the boundary: decide exactly
+            elif len(out) == returned:
                 # Nothing was dropped in Python: short only if chroma's filtered HNSW walk gave
                 # up early. Counting the matching ids (cheap) tells.
                 n_match = len(self._col.get(where=self._and(conds), include=[])["ids"])
@@ -445,19 +458,18 @@ class ChromaStore:
         # short answer, expired rows in the top-k, or a filter chroma cannot express:
         # exact scan over the eligible rows
         eligible = self._candidates(namespace, where, include_invalid, need_vec=True)
-        if exact and len(eligible) <= len(out):
+        if exact and out and len(eligible) <= len(out):
             return out
         if not eligible:
             return []
         got = self._existing([cid for cid, _ in eligible], ["embeddings"])
         mat = np.stack([np.asarray(got[cid][1], dtype=np.float32) for cid, _ in eligible])
         scores = mat @ q[0]
-        order = np.argsort(-scores, kind="stable")[:k]
-        return [ScoredItem(item=eligible[i][1], score=float(scores[i])) for i in order]
+        return ranked(ScoredItem(item=it, score=float(s)) for (_, it), s in zip(eligible, scores))[:k]
 
     def list(self, namespace: str, *, where: Where | None = None, include_invalid: bool = True) -> list[MemoryItem]:
         self._check_open()
-        items = [it for _, it in self._candidates(namespace, where, include_invalid)]
+        items = [it for _, it in self._candidates(namespace, where_without_nul(where), include_invalid)]
         items.sort(key=lambda it: (it.created_at, it.id))
         return items
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import bm25_scores
-from memlab.memory.stores.base import Where, matches
+from memlab.memory.stores.base import Where, matches, newest_first, ranked, where_without_nul, without_nul
 
 
 class InMemoryStore:
@@ -24,6 +24,7 @@ class InMemoryStore:
         return {"backend": self.name, "search": "exact cosine (numpy)"}
 
     def add(self, items: Sequence[MemoryItem], embeddings: np.ndarray | None = None) -> None:
+        items = [without_nul(it, self.name) for it in items]
         with self._lock:
             for i, item in enumerate(items):
                 self._items.setdefault(item.namespace, {})[item.id] = item.model_copy(deep=True)
@@ -35,6 +36,7 @@ class InMemoryStore:
         return [ns[i].model_copy(deep=True) for i in ids if i in ns]
 
     def update(self, item: MemoryItem, embedding: np.ndarray | None = None) -> None:
+        item = without_nul(item, self.name)
         with self._lock:
             ns = self._items.get(item.namespace, {})
             if item.id not in ns:
@@ -55,6 +57,7 @@ class InMemoryStore:
 
     def _live(self, namespace: str, where: Where | None, include_invalid: bool) -> list[MemoryItem]:
         now = utcnow()
+        where = where_without_nul(where)
         return [
             it
             for it in self._items.get(namespace, {}).values()
@@ -81,14 +84,13 @@ class InMemoryStore:
                 return []
             mat = np.stack([vecs[c.id] for c in cands])
             scores = mat @ _unit(embedding)
-            order = np.argsort(-scores, kind="stable")[:k]
-            return [ScoredItem(item=cands[i].model_copy(deep=True), score=float(scores[i])) for i in order]
+            hits = ranked(ScoredItem(item=c, score=float(s)) for c, s in zip(cands, scores))[:k]
+            return [ScoredItem(item=h.item.model_copy(deep=True), score=h.score) for h in hits]
         if text is not None:
             scores = bm25_scores(text, [c.text for c in cands])
-            ranked = sorted(((s, i) for i, s in enumerate(scores) if s > 0), key=lambda x: (-x[0], x[1]))[:k]
-            return [ScoredItem(item=cands[i].model_copy(deep=True), score=s) for s, i in ranked]
-        cands.sort(key=lambda it: (it.created_at, it.id), reverse=True)
-        return [ScoredItem(item=c.model_copy(deep=True), score=0.0) for c in cands[:k]]
+            hits = ranked(ScoredItem(item=c, score=s) for c, s in zip(cands, scores) if s > 0)[:k]
+            return [ScoredItem(item=h.item.model_copy(deep=True), score=h.score) for h in hits]
+        return [ScoredItem(item=c.model_copy(deep=True), score=0.0) for c in newest_first(cands)[:k]]
 
     def list(self, namespace: str, *, where: Where | None = None, include_invalid: bool = True) -> list[MemoryItem]:
         items = self._live(namespace, where, include_invalid)

@@ -53,7 +53,7 @@ import numpy as np
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import tokens
-from memlab.memory.stores.base import StoreError, Where
+from memlab.memory.stores.base import NUL, StoreError, Where, where_without_nul, without_nul
 
 if TYPE_CHECKING:  # heavy optional deps are imported in the constructor
     import psycopg
@@ -392,7 +392,7 @@ class PostgresStore:
         if not include_invalid:
             frags.append(sql.SQL("valid AND (expires_at IS NULL OR expires_at > %s)"))
             params.append(utcnow())
-        wf, wp = self._where_sql(where)
+        wf, wp = self._where_sql(where_without_nul(where))
         return sql.SQL(" AND ").join(frags + wf), params + wp
 
     def _namespace_is_large(self, conn: Any, namespace: str) -> bool:
@@ -423,6 +423,7 @@ class PostgresStore:
             return
         if embeddings is not None and len(embeddings) != len(items):
             raise StoreError(f"postgres: {len(items)} items but {len(embeddings)} embeddings")
+        items = [without_nul(it, self.name) for it in items]
         rows = []
         for i, it in enumerate(items):
             rows.append(
@@ -451,7 +452,8 @@ class PostgresStore:
             cur.executemany(q, rows)
 
     def get(self, namespace: str, ids: Sequence[str]) -> list[MemoryItem]:
-        if not ids:
+        ids = [i for i in ids if NUL not in i]  # never stored (see base): not found
+        if not ids or NUL in namespace:
             return []
         q = self._sql.SQL("SELECT " + _COLS + " FROM {t} WHERE namespace = %s AND id = ANY(%s)").format(t=self._t)
         with self._conn() as conn:
@@ -462,6 +464,7 @@ class PostgresStore:
     def update(self, item: MemoryItem, embedding: np.ndarray | None = None) -> None:
         from psycopg.types.json import Jsonb
 
+        item = without_nul(item, self.name)
         q = self._sql.SQL(
             "UPDATE {t} SET memory_type = %s, content = %s, metadata = %s, source_turn_ids = %s, created_at = %s, "
             "updated_at = %s, expires_at = %s, valid = %s, embedding = COALESCE(%s, embedding) "
@@ -486,7 +489,8 @@ class PostgresStore:
                 raise KeyError(f"no item {item.id!r} in namespace {item.namespace!r}")
 
     def delete(self, namespace: str, ids: Sequence[str]) -> int:
-        if not ids:
+        ids = [i for i in ids if NUL not in i]
+        if not ids or NUL in namespace:
             return 0
         q = self._sql.SQL("DELETE FROM {t} WHERE namespace = %s AND id = ANY(%s)").format(t=self._t)
         self._large_ns.discard(namespace)
@@ -503,7 +507,7 @@ class PostgresStore:
         where: Where | None = None,
         include_invalid: bool = False,
     ) -> list[ScoredItem]:
-        if k <= 0:
+        if k <= 0 or NUL in namespace:
             return []
         sql = self._sql
         if embedding is not None:
@@ -512,20 +516,23 @@ class PostgresStore:
             vec = self._vec(embedding)
             approx = sql.SQL(
                 "WITH c AS MATERIALIZED (SELECT " + _COLS + ", embedding <=> %s AS dist FROM {t} WHERE {cond} "
-                "ORDER BY embedding <=> %s LIMIT %s) SELECT * FROM c ORDER BY dist, created_at, id"
+                "ORDER BY embedding <=> %s LIMIT %s) SELECT * FROM c ORDER BY dist, created_at, id COLLATE \"C\""
             ).format(t=self._t, cond=acond)
             # "+ 0" hides the operator from the planner: no HNSW, an exact scan of the filtered rows
             exact = sql.SQL(
                 "SELECT " + _COLS + ", embedding <=> %s AS dist FROM {t} WHERE {cond} "
-                "ORDER BY (embedding <=> %s) + 0, created_at, id LIMIT %s"
+                "ORDER BY (embedding <=> %s) + 0, created_at, id COLLATE \"C\" LIMIT %s"
             ).format(t=self._t, cond=cond)
             with self._conn() as conn:
                 use_hnsw = self.hnsw and self._namespace_is_large(conn, namespace)
                 if use_hnsw:
-                    rows = conn.execute(approx, [vec, *aparams, vec, k]).fetchall()
+                    # one row more than asked: a tie at the k-th place means HNSW picked among
+                    # equals by graph layout (insertion order), so the exact scan decides instead
+                    rows = conn.execute(approx, [vec, *aparams, vec, k + 1]).fetchall()
+                    if len(rows) <= k or rows[k - 1][10] == rows[k][10]:
+                        rows = conn.execute(exact, [vec, *params, vec, k]).fetchall()
+                    rows = rows[:k]
                 else:
-                    rows = conn.execute(exact, [vec, *params, vec, k]).fetchall()
-                if use_hnsw and len(rows) < k:
                     rows = conn.execute(exact, [vec, *params, vec, k]).fetchall()
             return [ScoredItem(item=self._row_item(r), score=float(1.0 - r[10])) for r in rows]
         if text is not None:
@@ -537,13 +544,13 @@ class PostgresStore:
                 "SELECT " + _COLS + ", ts_rank(to_tsvector('english', content), q, 1) AS r "
                 "FROM {t}, websearch_to_tsquery('english', %s) AS q "
                 "WHERE to_tsvector('english', content) @@ q AND {cond} "
-                "ORDER BY r DESC, created_at, id LIMIT %s"
+                "ORDER BY r DESC, created_at, id COLLATE \"C\" LIMIT %s"
             ).format(t=self._t, cond=cond)
             with self._conn() as conn:
                 rows = conn.execute(q, [" or ".join(terms), *params, k]).fetchall()
             return [ScoredItem(item=self._row_item(r), score=float(r[10])) for r in rows if r[10] > 0]
         cond, params = self._filters(namespace, where, include_invalid)
-        q = sql.SQL("SELECT " + _COLS + " FROM {t} WHERE {cond} ORDER BY created_at DESC, id DESC LIMIT %s").format(
+        q = sql.SQL("SELECT " + _COLS + " FROM {t} WHERE {cond} ORDER BY created_at DESC, id COLLATE \"C\" LIMIT %s").format(
             t=self._t, cond=cond
         )
         with self._conn() as conn:
@@ -551,8 +558,10 @@ class PostgresStore:
         return [ScoredItem(item=self._row_item(r), score=0.0) for r in rows]
 
     def list(self, namespace: str, *, where: Where | None = None, include_invalid: bool = True) -> list[MemoryItem]:
+        if NUL in namespace:
+            return []
         cond, params = self._filters(namespace, where, include_invalid)
-        q = self._sql.SQL("SELECT " + _COLS + " FROM {t} WHERE {cond} ORDER BY created_at, id").format(
+        q = self._sql.SQL("SELECT " + _COLS + " FROM {t} WHERE {cond} ORDER BY created_at, id COLLATE \"C\"").format(
             t=self._t, cond=cond
         )
         with self._conn() as conn:
@@ -560,6 +569,8 @@ class PostgresStore:
         return [self._row_item(r) for r in rows]
 
     def count(self, namespace: str | None = None) -> int:
+        if namespace is not None and NUL in namespace:
+            return 0
         with self._conn() as conn:
             if namespace is None:
                 row = conn.execute(self._sql.SQL("SELECT count(*) FROM {t}").format(t=self._t)).fetchone()
@@ -570,6 +581,8 @@ class PostgresStore:
         return int(row[0]) if row else 0
 
     def reset(self, namespace: str | None = None) -> None:
+        if namespace is not None and NUL in namespace:
+            return
         if namespace is None:
             self._large_ns.clear()
         else:
