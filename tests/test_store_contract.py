@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import traceback
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
@@ -605,16 +606,75 @@ def test_chroma_reopen_persists(tmp_path: Path) -> None:
         s.close()
 
 
+def full_error_text(e: BaseException) -> str:
+    """The messages a traceback of ``e`` would print: its own and every chained cause/context."""
+    parts: list[str] = []
+    seen: BaseException | None = e
+    while seen is not None:
+        parts.append("".join(traceback.format_exception_only(seen)))
+        seen = seen.__cause__ or (None if seen.__suppress_context__ else seen.__context__)
+    return "\n".join(parts)
+
+
 def test_unreachable_servers_raise_store_error() -> None:
     port = free_port()  # bound then released: nothing listens there
     with pytest.raises(StoreError) as ei:
         make_store("postgres", dsn=f"postgresql://memlab:s3cr3t-pw@127.0.0.1:{port}/memlab", connect_timeout=2)
     msg = str(ei.value)
     assert "postgres" in msg and f"127.0.0.1:{port}" in msg and "s3cr3t-pw" not in msg
+    assert "s3cr3t-pw" not in full_error_text(ei.value)
     with pytest.raises(StoreError) as ei:
         make_store("chroma", host="127.0.0.1", port=port)
     msg = str(ei.value)
     assert "chroma" in msg and f"127.0.0.1:{port}" in msg
+
+
+@pytest.mark.parametrize(
+    ("dsn", "address"),
+    [
+        ("postgresql://memlab:s3cr3t-pw@127.0.0.1:{port}/memlab", "127.0.0.1:{port}/memlab"),  # dead port
+        ("postgresql://memlab:s3cr3t-pw@127.0.0.1:notaport/memlab", "127.0.0.1:notaport/memlab"),
+        ("postgresql://memlab:s3cr3t-pw@[::1/memlab", "memlab"),  # unterminated IPv6 host
+        ("postgresql://memlab:s3cr3t-pw@127.0.0.1:{port}/memlab?sslmode=bogus", "127.0.0.1:{port}/memlab"),
+        ("host=127.0.0.1 port={port} dbname=memlab user=memlab password=s3cr3t-pw bogus_option=1",
+         "127.0.0.1:{port}/memlab"),
+        ("host=127.0.0.1 port={port} dbname=memlab user=memlab password='s3cr3t-pw", "127.0.0.1:{port}/memlab"),
+    ],
+)
+def test_pg_errors_name_the_server_never_the_password(dsn: str, address: str) -> None:
+    port = free_port()
+    with pytest.raises(StoreError) as ei:
+        make_store("postgres", dsn=dsn.format(port=port), connect_timeout=2)
+    msg = str(ei.value)
+    assert msg.startswith("postgres") and address.format(port=port) in msg and "user memlab" in msg, msg
+    assert "s3cr3t-pw" not in full_error_text(ei.value)
+
+
+@pytest.mark.postgres
+def test_pg_errors_mid_run_name_the_server(pg_dsn: str) -> None:
+    """A connection lost mid-run surfaces as a StoreError naming postgres, address and operation."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    from memlab.memory.stores.postgres import PostgresStore
+
+    store = PostgresStore(dsn=pg_dsn, table=f"t_lost_{uuid.uuid4().hex[:8]}", pool_size=1)
+    try:
+        with store._pool.connection() as conn:
+            pid = conn.info.backend_pid
+        import psycopg
+
+        with psycopg.connect(pg_dsn, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(StoreError) as ei:
+            store.search("ns", k=3)
+        msg = str(ei.value)
+        d = conninfo_to_dict(pg_dsn)
+        assert msg.startswith(f"postgres at {d['host']}:{d['port']}/") and "search failed" in msg, msg
+        password = str(d.get("password") or "")
+        assert not password or password not in full_error_text(ei.value)
+    finally:
+        store.drop_table()
+        store.close()
 
 
 @pytest.mark.postgres
