@@ -42,15 +42,16 @@ Design, and why:
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
 import re
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -68,6 +69,31 @@ from memlab.memory.stores.base import (
 
 _COLLECTION_RE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
 LOCK_NAME = "memlab.lock"
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _store_op(what: str) -> Callable[[_F], _F]:
+    """Turn any chromadb/httpx failure inside a store method into a StoreError that names the
+    backend, its address and the operation (a server that went away mid-run, a full disk...).
+
+    StoreError and KeyError (an unknown item on ``update``) are the store's own answers and
+    pass through unchanged."""
+
+    def deco(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def wrapper(self: ChromaStore, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(self, *args, **kwargs)
+            except (StoreError, KeyError):
+                raise
+            except Exception as e:
+                raise StoreError(f"chroma at {self.address}: {what} failed: {type(e).__name__}: {e}") from e
+
+        return wrapper  # type: ignore[return-value]
+
+    return deco
 
 
 def chroma_id(namespace: str, item_id: str) -> str:
@@ -326,6 +352,7 @@ class ChromaStore:
 
     # ------------------------------------------------------------------ protocol
 
+    @_store_op("add")
     def add(self, items: Sequence[MemoryItem], embeddings: np.ndarray | None = None) -> None:
         self._check_open()
         if not items:
@@ -360,6 +387,7 @@ class ChromaStore:
                     metas.append(md)
                 self._col.upsert(ids=cids, embeddings=cvecs, documents=[it.text for it in chunk], metadatas=metas)
 
+    @_store_op("get")
     def get(self, namespace: str, ids: Sequence[str]) -> list[MemoryItem]:
         self._check_open()
         if not ids:
@@ -372,6 +400,7 @@ class ChromaStore:
                 by_id[it.id] = it
         return [by_id[i].model_copy(deep=True) for i in ids if i in by_id]
 
+    @_store_op("update")
     def update(self, item: MemoryItem, embedding: np.ndarray | None = None) -> None:
         self._check_open()
         item = without_nul(item, self.name)
@@ -391,6 +420,7 @@ class ChromaStore:
                     md[k] = None
             self._col.update(ids=[cid], embeddings=vec, documents=[item.text], metadatas=[md])
 
+    @_store_op("delete")
     def delete(self, namespace: str, ids: Sequence[str]) -> int:
         self._check_open()
         if not ids:
@@ -403,6 +433,7 @@ class ChromaStore:
                 self._col.delete(ids=found)
             return len(found)
 
+    @_store_op("search")
     def search(
         self,
         namespace: str,
@@ -467,18 +498,21 @@ class ChromaStore:
         scores = mat @ q[0]
         return ranked(ScoredItem(item=it, score=float(s)) for (_, it), s in zip(eligible, scores))[:k]
 
+    @_store_op("list")
     def list(self, namespace: str, *, where: Where | None = None, include_invalid: bool = True) -> list[MemoryItem]:
         self._check_open()
         items = [it for _, it in self._candidates(namespace, where_without_nul(where), include_invalid)]
         items.sort(key=lambda it: (it.created_at, it.id))
         return items
 
+    @_store_op("count")
     def count(self, namespace: str | None = None) -> int:
         self._check_open()
         if namespace is None:
             return int(self._col.count())
         return len(self._col.get(where={"_ns": {"$eq": namespace}}, include=[])["ids"])
 
+    @_store_op("reset")
     def reset(self, namespace: str | None = None) -> None:
         self._check_open()
         with self._mu:
