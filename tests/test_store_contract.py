@@ -353,6 +353,29 @@ def test_keyword_search(store: MemoryStore) -> None:
     assert store.search("me", text="the of and", k=10) == []  # only stopwords
 
 
+def test_keyword_search_follows_writes(store: MemoryStore) -> None:
+    """The keyword index is kept, not rebuilt per query: it must follow every kind of write."""
+    rng = np.random.default_rng(21)
+    first = [item("ns", "user runs every morning", 0), item("ns", "user owns a cat named Tom", 1)]
+    store.add(first, unit(rng, 2))
+    assert ids(store.search("ns", text="running", k=5)) == [first[0].id]  # stemmed on every backend
+    later = item("ns", "user started running marathons", 2)
+    store.add([later], unit(rng, 1))
+    assert set(ids(store.search("ns", text="running", k=5))) == {first[0].id, later.id}
+    store.update(first[1].model_copy(update={"text": "user owns a dog named Tom"}))
+    assert ids(store.search("ns", text="dog", k=5)) == [first[1].id]
+    assert store.search("ns", text="cat", k=5) == []
+    store.update(later.model_copy(update={"valid": False}))
+    assert ids(store.search("ns", text="marathons", k=5)) == []
+    assert ids(store.search("ns", text="marathons", k=5, include_invalid=True)) == [later.id]
+    assert store.delete("ns", [first[0].id]) == 1
+    assert ids(store.search("ns", text="morning", k=5)) == []
+    store.reset("ns")
+    assert store.search("ns", text="dog", k=5) == []
+    store.add([item("ns", "dog again", 3)], unit(rng, 1))
+    assert len(store.search("ns", text="dog", k=5)) == 1
+
+
 def test_recency_and_list_order(store: MemoryStore) -> None:
     rng = np.random.default_rng(10)
     offsets = [5, 1, 9, 3, 7]

@@ -30,9 +30,13 @@ Design, and why:
   vector and the state ``n`` (no vector) in ``_s``, so vector search never returns them.
 * **Complete top-k.** If chroma returns fewer than ``k`` hits while more rows are eligible,
   the query is answered exactly in numpy over the eligible rows.
-* **Keyword search** ranks the namespace's live documents with the same BM25 as the
-  in-memory store (no ``$contains`` pre-filter: that would change BM25's document
-  frequencies and so the scores).
+* **Keyword search** uses the same BM25 index as the in-memory store
+  (:class:`memlab.memory.keyword.KeywordIndex`, in this process): a namespace's documents
+  are read from chroma once, on its first keyword query, and the index then follows this
+  store's own add/update/delete/reset. Hits are fetched by id, best first, and filtered
+  (validity, expiry, ``where``) until k pass. A write by *another* process to the same
+  namespace on a shared chroma server is not seen by this index until the store is reopened
+  (memlab gives concurrent units separate namespaces).
 * **One writer per directory.** Two processes writing one persistent directory corrupt it
   (chroma's ``Error finding id``), so the embedded store takes a non-blocking ``flock`` on
   ``<path>/memlab.lock`` and a second opener gets a :class:`StoreError` naming the
@@ -56,7 +60,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
-from memlab.memory.keyword import bm25_scores
+from memlab.memory.keyword import KeywordIndex
 from memlab.memory.stores.base import (
     StoreError,
     Where,
@@ -139,6 +143,7 @@ class ChromaStore:
         }
         self._lock_fh: Any = None
         self._mu = threading.RLock()
+        self._kw = KeywordIndex()
         self._closed = False
         self.host = host
         self.port = int(port)
@@ -227,7 +232,7 @@ class ChromaStore:
             "collection": self.collection_name,
             "chromadb": self._chromadb_version,
             "index": f"hnsw {cfg}",
-            "keyword": "BM25 in Python over the namespace's documents",
+            "keyword": "BM25 (bm25s, lucene, k1=1.2 b=0.75) over English-stemmed terms, in-process index per namespace",
             "namespace_isolation": "single collection, namespace condition on every read, namespaced record ids",
         }
 
@@ -386,6 +391,9 @@ class ChromaStore:
                                 md[k] = None
                     metas.append(md)
                 self._col.upsert(ids=cids, embeddings=cvecs, documents=[it.text for it in chunk], metadatas=metas)
+                for it in chunk:
+                    if self._kw.loaded(it.namespace):
+                        self._kw.put(it.namespace, it.id, it.text, it.created_at)
 
     @_store_op("get")
     def get(self, namespace: str, ids: Sequence[str]) -> list[MemoryItem]:
@@ -419,6 +427,8 @@ class ChromaStore:
                 if k not in md:
                     md[k] = None
             self._col.update(ids=[cid], embeddings=vec, documents=[item.text], metadatas=[md])
+            if self._kw.loaded(item.namespace):
+                self._kw.put(item.namespace, item.id, item.text, item.created_at)
 
     @_store_op("delete")
     def delete(self, namespace: str, ids: Sequence[str]) -> int:
@@ -431,6 +441,7 @@ class ChromaStore:
             found = list(res["ids"])
             if found:
                 self._col.delete(ids=found)
+                self._kw.remove(namespace, list(ids))
             return len(found)
 
     @_store_op("search")
@@ -450,11 +461,37 @@ class ChromaStore:
         where = where_without_nul(where)
         if embedding is not None:
             return self._vector_search(namespace, embedding, k, where, include_invalid)
-        cands = [it for _, it in self._candidates(namespace, where, include_invalid)]
         if text is not None:
-            scores = bm25_scores(text, [c.text for c in cands])
-            return ranked(ScoredItem(item=c, score=s) for c, s in zip(cands, scores) if s > 0)[:k]
+            return self._keyword_search(namespace, text, k, where, include_invalid)
+        cands = [it for _, it in self._candidates(namespace, where, include_invalid)]
         return [ScoredItem(item=c, score=0.0) for c in newest_first(cands)[:k]]
+
+    def _keyword_search(
+        self, namespace: str, text: str, k: int, where: Where | None, include_invalid: bool
+    ) -> list[ScoredItem]:
+        """BM25 hits best first; items are fetched by id in growing chunks until k pass the filters."""
+        with self._mu:
+            if not self._kw.loaded(namespace):
+                res = self._col.get(where={"_ns": {"$eq": namespace}}, include=["metadatas"])
+                items = [self._item(md) for md in res["metadatas"] or [] if md and md.get("_ns") == namespace]
+                self._kw.load(namespace, ((it.id, it.text, it.created_at) for it in items))
+        hits = self._kw.ranked(namespace, text)
+        out: list[ScoredItem] = []
+        lo, chunk = 0, max(2 * k, 32)
+        while lo < len(hits) and len(out) < k:
+            part = hits[lo : lo + chunk]
+            got = self._existing([chroma_id(namespace, i) for i, _ in part], ["metadatas"])
+            for item_id, score in part:
+                md = got.get(chroma_id(namespace, item_id), ({}, None))[0]
+                if md.get("_ns") != namespace:
+                    continue
+                it = self._item(md)
+                if self._live(it, where, include_invalid):
+                    out.append(ScoredItem(item=it, score=score))
+                    if len(out) == k:
+                        break
+            lo, chunk = lo + len(part), chunk * 2
+        return out
 
     def _vector_search(
         self, namespace: str, embedding: np.ndarray, k: int, where: Where | None, include_invalid: bool
@@ -516,6 +553,7 @@ class ChromaStore:
     def reset(self, namespace: str | None = None) -> None:
         self._check_open()
         with self._mu:
+            self._kw.drop(namespace)
             if namespace is None:
                 self._client.delete_collection(self.collection_name)
                 self._col = self._open_collection()
