@@ -103,6 +103,18 @@ def ranked(hits: Iterable[ScoredItem]) -> list[ScoredItem]:
     return sorted(hits, key=lambda h: (-h.score, h.item.created_at, h.item.id))
 
 
+def top_k(items: Sequence[MemoryItem], scores: np.ndarray, k: int) -> list[ScoredItem]:
+    """The k best of ``items`` by ``scores`` in the documented order, without ranking them all:
+    everything scoring at least the k-th best score (so every tie at the k-th place) is ranked."""
+    scores = np.asarray(scores).reshape(-1)
+    if len(items) > k:
+        kth = np.partition(-scores, k - 1)[k - 1]
+        pick = np.flatnonzero(-scores <= kth)
+    else:
+        pick = np.arange(len(items))
+    return ranked(ScoredItem(item=items[i], score=float(scores[i])) for i in pick)[:k]
+
+
 def newest_first(items: Iterable[MemoryItem]) -> list[MemoryItem]:
     """Items in recency order: ``created_at`` desc, then ``id`` asc (two stable sorts)."""
     out = sorted(items, key=lambda it: it.id)

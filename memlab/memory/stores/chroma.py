@@ -67,6 +67,7 @@ from memlab.memory.stores.base import (
     matches,
     newest_first,
     ranked,
+    top_k,
     where_without_nul,
     without_nul,
 )
@@ -533,7 +534,7 @@ class ChromaStore:
         got = self._existing([cid for cid, _ in eligible], ["embeddings"])
         mat = np.stack([np.asarray(got[cid][1], dtype=np.float32) for cid, _ in eligible])
         scores = mat @ q[0]
-        return ranked(ScoredItem(item=it, score=float(s)) for (_, it), s in zip(eligible, scores))[:k]
+        return top_k([it for _, it in eligible], scores, k)
 
     @_store_op("list")
     def list(self, namespace: str, *, where: Where | None = None, include_invalid: bool = True) -> list[MemoryItem]:

@@ -10,7 +10,7 @@ import numpy as np
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import KeywordIndex
-from memlab.memory.stores.base import Where, matches, newest_first, ranked, where_without_nul, without_nul
+from memlab.memory.stores.base import Where, matches, newest_first, top_k, where_without_nul, without_nul
 
 
 class InMemoryStore:
@@ -93,7 +93,7 @@ class InMemoryStore:
                 return []
             mat = np.stack([vecs[c.id] for c in cands])
             scores = mat @ _unit(embedding)
-            hits = ranked(ScoredItem(item=c, score=float(s)) for c, s in zip(cands, scores))[:k]
+            hits = top_k(cands, scores, k)
             return [ScoredItem(item=h.item.model_copy(deep=True), score=h.score) for h in hits]
         return [ScoredItem(item=c.model_copy(deep=True), score=0.0) for c in newest_first(cands)[:k]]
 
