@@ -27,11 +27,26 @@ heartbeat() {
   curl -fsS --max-time 2 "http://$HOST:$PORT/api/v2/heartbeat" >/dev/null 2>&1
 }
 
+# The pid file can outlive its server (crash, reboot, container restart) and the pid be reused
+# by an unrelated process, which `stop` would then signal. So a pid counts only if that process
+# is a chroma server run on this very data directory: its arguments include the chroma CLI and
+# "$DIR" (we start it as `chroma run --path "$DIR" ...`).
+is_our_server() {
+  local pid="$1" args
+  if [[ -r "/proc/$pid/cmdline" ]]; then
+    args="$(tr '\0' '\n' <"/proc/$pid/cmdline")"
+  else  # no /proc (macOS): ps gives the arguments joined by spaces
+    args="$(ps -o args= -p "$pid" 2>/dev/null | tr ' ' '\n')" || return 1
+  fi
+  grep -qE '(^|/)chroma$' <<<"$args" && grep -qxF -- "$DIR" <<<"$args"
+}
+
 running_pid() {
   [[ -f "$PIDFILE" ]] || return 1
   local pid
   pid="$(cat "$PIDFILE" 2>/dev/null || true)"
-  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
+  [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
+  is_our_server "$pid" || return 1
   echo "$pid"
 }
 
@@ -83,10 +98,10 @@ case "$cmd" in
     if pid="$(running_pid)"; then
       kill "$pid" 2>/dev/null || true
       for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
+      if kill -0 "$pid" 2>/dev/null && is_our_server "$pid"; then kill -9 "$pid" 2>/dev/null || true; fi
       echo "chroma server stopped (pid $pid)" >&2
     else
-      echo "chroma server was not running" >&2
+      echo "chroma server was not running (no live chroma process for $DIR in $PIDFILE)" >&2
     fi
     rm -f "$PIDFILE"
     ;;

