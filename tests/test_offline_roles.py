@@ -125,3 +125,13 @@ def test_summary_reads_multi_line_messages_and_keeps_tool_values(sim: Similarity
     out = summarize("", "[2024-05-01] Noor: Check the ticket please.\n[2024-05-01] tool: ticket: T-77\n"
                         "owner: Sam Reyes\n[2024-05-01] Assistant: Done.", sim)
     assert "T-77" in out and "Sam Reyes" in out and "Done" not in out
+
+
+def test_record_episode_is_extractive_goal_steps_outcome():
+    from memlab.offline.episode import record_episode
+
+    out = record_episode("[u1] user: Find why checkout fails.\n[a1] assistant: Calling `kubectl logs checkout`.\n"
+                         "[t1] tool: kubectl: ERROR db refused on 5433\nmore log\n[a2] assistant: The db port is wrong.")
+    assert out["goal"] == "Find why checkout fails."
+    assert out["key_steps"] == ["Calling `kubectl logs checkout`.", "kubectl returned: ERROR db refused on 5433"]
+    assert out["outcome"] == "The db port is wrong." and out["lessons"] == ""

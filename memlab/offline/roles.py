@@ -105,3 +105,10 @@ def _agent(v: dict[str, Any], env: Env) -> Reply:
     thought, calls = agent.agent_step(_s(v, "context"), _s(v, "working_memory"), _s(v, "memory_status"),
                                       env.offered_tools, env.sim, reliability=env.reliability, seed=env.seed)
     return Reply({"next_thought": thought}, calls)
+
+
+@role("RecordEpisode", "transcript", "goal key_steps outcome lessons")
+def _episode(v: dict[str, Any], env: Env) -> Reply:
+    from memlab.offline import episode
+
+    return Reply(episode.record_episode(_s(v, "transcript")))

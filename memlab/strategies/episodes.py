@@ -70,7 +70,9 @@ class EpisodicMemory(Component):
             return
         from memlab.roles.program import RoleFailure
 
-        transcript = "\n".join(f"[{e.turn.id}] {e.line.split('] ', 1)[-1]}" for e in invocation.events)
+        from memlab.strategies.extraction import speaker_label
+
+        transcript = "\n".join(f"[{e.turn.id}] {speaker_label(e)}: {e.turn.text}" for e in invocation.events)
         try:
             out = self.env.roles.record_episode(transcript=transcript)
         except RoleFailure:
