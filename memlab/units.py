@@ -231,7 +231,7 @@ class UnitPlayer:
         gold = [g.forms() for g in probe.gold]
         with calls.call_scope(probe_id=probe.id, phase="probe"):
             try:
-                result: Answer = strategy.answer(probe.question, now)
+                result: Answer = strategy.answer(probe.question, now, evidence=list(probe.evidence))
             except Exception as exc:
                 if _must_abort(exc):
                     raise

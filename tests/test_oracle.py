@@ -68,3 +68,21 @@ def test_noisy_oracle_corrupts_facts_at_the_given_rate_deterministically():
     assert all(w.startswith("Ana's locker") or w.startswith("The spare key") for w in wrong), "the value, not the subject, is swapped"
     assert [a.text for a in _stored({"type": "noisy_oracle", "precision": 0.5, "seed": 1})] == [a.text for a in adds]
     assert [a.text for a in _stored({"type": "noisy_oracle", "precision": 0.5, "seed": 2})] != [a.text for a in adds]
+
+
+def test_the_oracle_bound_injects_exactly_the_evidence_turns(tmp_path):
+    import json
+
+    from memlab.config import RunConfig
+    from memlab.results import load_run
+    from memlab.runner import Runner
+
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(_dataset().model_dump(mode="json", exclude_defaults=True)))
+    cfg = RunConfig.model_validate({"name": "o", "datasets": [str(path)], "output_dir": str(tmp_path / "r"), "bootstrap": 0,
+                                    "embedding_cache": None, "strategies": [{"name": "oracle"}, {"name": "full_context"}]})
+    res = load_run(Runner(cfg, progress=False).run())
+    probes = res.probes.set_index("strategy")
+    assert probes.loc["oracle", "context_source_turn_ids"] == ["u-ev"]
+    assert "blue pot" in probes.loc["oracle", "context"]
+    assert probes.loc["oracle", "context_tokens"] < probes.loc["full_context", "context_tokens"] / 20

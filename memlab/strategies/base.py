@@ -169,8 +169,9 @@ class Strategy(Protocol):
     def observe(self, event: TurnEvent) -> StepOutput:
         """Take in one turn; return what the strategy did."""
 
-    def answer(self, question: str, now: datetime) -> Answer:
-        """Assemble the memory context for a question asked at ``now`` and answer it."""
+    def answer(self, question: str, now: datetime, evidence: list[str] | None = None) -> Answer:
+        """Assemble the memory context for a question asked at ``now`` and answer it. ``evidence`` (the
+        probe's evidence turn ids) is privileged information that only a bound may read."""
 
     def end_conversation(self) -> StepOutput:
         """Conversation over (close the open invocation, promote, flush)."""

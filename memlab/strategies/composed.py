@@ -64,6 +64,10 @@ PRESETS.register("message_rag", {
     "store": {"type": "in_memory"},
     "retriever": {"type": "vector", "k": 8},
 })
+PRESETS.register("oracle", {
+    "description": "Bound: injects exactly the probe's evidence turns — the floor on tokens needed to answer.",
+    "short_term": {"type": "evidence_oracle"},
+})
 PRESETS.register("react", {
     "description": "ReAct agent, no long-term memory: working memory per invocation, earlier invocations as summaries.",
     "short_term": {"type": "invocation_summaries"},
@@ -308,10 +312,10 @@ class ComposedStrategy:
         ctx.retrieval_latency_s = timed.elapsed_s if timed is not None else 0.0
         return ctx
 
-    def answer(self, question: str, now: datetime) -> Answer:
+    def answer(self, question: str, now: datetime, evidence: list[str] | None = None) -> Answer:
         from memlab.roles.program import RoleFailure
 
-        query = Query(question, now, self.env.embedder)
+        query = Query(question, now, self.env.embedder, evidence=evidence)
         if self.agent is not None and hasattr(self.agent, "answer"):
             return self.agent.answer(query, self.state)
         ctx = self.context(query)

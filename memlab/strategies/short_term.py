@@ -136,6 +136,15 @@ class RollingSummary(Summarizing):
         return self.params.n
 
 
+@component("short_term", "evidence_oracle")
+class EvidenceOracle(ShortTerm):
+    """Bound: exactly the probe's evidence turns, verbatim (the fewest tokens that can answer)."""
+
+    def context_sections(self, query, state) -> list[ContextSection]:
+        wanted = set(query.evidence or [])
+        return [ContextSection("Evidence", _lines([e for e in self.buffer if e.turn.id in wanted]))]
+
+
 @component("short_term", "invocation_summaries")
 class InvocationSummaries(Component):
     """Conversation memory: one summary per finished invocation of this conversation."""

@@ -74,6 +74,8 @@ class Query:
     now: datetime
     embedder: Any = None
     _vec: np.ndarray | None = None
+    evidence: list[str] | None = None
+    """The probe's evidence turn ids — privileged: only the ``oracle`` bound reads them."""
 
     def embedding(self) -> np.ndarray:
         if self._vec is None:
