@@ -84,20 +84,6 @@ def metric(name: str, description: str, *, higher_is_better: bool | None, aggreg
     return deco
 
 
-def headline_columns() -> list[str]:
-    """Every reported column of every metric, in registry order."""
-    return [col for name in METRICS.names() for col, _ in METRICS.get(name).columns()]
-
-
-def column_direction(column: str) -> bool | None:
-    """The direction of a reported column (``answer_correct``, ``update_answer.stale_only``)."""
-    for name in METRICS.names():
-        for col, hib in METRICS.get(name).columns():
-            if col == column:
-                return hib
-    raise KeyError(column)
-
-
 def _answerable(p: Probe) -> bool:
     return not p.get("abstain") and bool(p.get("gold"))
 

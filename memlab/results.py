@@ -125,6 +125,8 @@ class RunResults:
                 records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
                            for r in df.to_dict("records")]
                 scores = pd.DataFrame([score_probe(r) for r in records], index=df.index)
+                means = [n for n in METRICS.names() if METRICS.get(n).aggregation == "mean"]
+                scores[means] = scores[means].astype(float)  # a level column (proportions) stays text
                 df = pd.concat([df, scores], axis=1)
             self._frames["probes_scored"] = df
         return self._frames["probes_scored"]

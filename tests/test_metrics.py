@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memlab.metrics import METRICS, check_metric_names, column_direction, score_probe, update_outcome
+from memlab.metrics import METRICS, check_metric_names, score_probe, update_outcome
 from memlab.scoring import gold_present, gold_written
 
 
@@ -117,8 +117,8 @@ def test_metrics_declare_direction_and_aggregation():
     ku = METRICS.get("update_answer")
     assert ku.aggregation == "proportions"
     assert [c for c, _ in ku.columns()] == [f"update_answer.{lvl}" for lvl in ("current_only", "both", "stale_only", "neither")]
-    assert column_direction("update_answer.current_only") is True
-    assert column_direction("update_answer.stale_only") is False
+    directions = dict(ku.columns())
+    assert directions["update_answer.current_only"] is True and directions["update_answer.stale_only"] is False
 
 
 def test_proportions_aggregate_to_level_shares_and_means_to_means():

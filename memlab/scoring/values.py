@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import date
+from functools import lru_cache
 
 from dateutil.parser import parserinfo
 
@@ -212,6 +213,9 @@ def canonical_tokens(text: str | None) -> list[str]:
     return _units(_fold_number_words(tokens))
 
 
+@lru_cache(maxsize=2048)
 def canonical(text: str | None) -> str:
-    """:func:`canonical_tokens` joined by single spaces (the form containment is checked on)."""
+    """:func:`canonical_tokens` joined by single spaces (the form containment is checked on).
+
+    Cached: one probe's context is looked in for every gold form, superseded and forbidden value."""
     return " ".join(canonical_tokens(text))
