@@ -178,7 +178,7 @@ def answer_f1(p: Probe) -> Value:
 
 
 @metric("update_context", "knowledge update: which values the context holds (current only / both / stale only / neither)",
-        higher_is_better=None, aggregation="proportions", levels=UPDATE_LEVELS, ceiling=_gold_written)
+        higher_is_better=None, aggregation="proportions", levels=UPDATE_LEVELS)
 def update_context(p: Probe) -> Value:
     if not _is_update(p):
         return None
