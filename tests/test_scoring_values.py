@@ -88,3 +88,11 @@ def test_token_f1_uses_value_normalised_tokens() -> None:
 def test_gold_match_must_be_any_or_all() -> None:
     with pytest.raises(ValueError, match="gold_match"):
         gold_present("x", [["x"]], "some")
+
+
+def test_a_month_name_gold_matches_dates_in_that_month_but_not_the_verb():
+    assert contains("[2023-05-08] we moved", "May")
+    assert contains("we moved in May 2023", "May")
+    assert contains("the wedding is in june", "June")
+    assert not contains("you may go now", "May")
+    assert not contains("we moved in June 2023", "May")

@@ -34,6 +34,7 @@ from dateutil.parser import parserinfo
 _MONTH_INFO = parserinfo()
 _MONTH_NAMES = sorted({name.lower() for names in _MONTH_INFO.MONTHS for name in names}, key=len, reverse=True)
 _MONTH = r"(?:" + "|".join(_MONTH_NAMES) + r")\.?"
+_FULL_MONTHS = [names[-1].lower() for names in _MONTH_INFO.MONTHS]
 _ORD = r"(?:st|nd|rd|th)?"
 _DAY = r"(\d{1,2})" + _ORD
 _YEAR = r"(\d{4})"
@@ -48,7 +49,9 @@ _TOKEN = re.compile(
     rf"|(?P<my>\b({_MONTH}),?\s+{_YEAR}\b)"
     r"|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:st|nd|rd|th)?"
     r"|(?P<pct>%)"
-    r"|(?P<word>[^\W\d_]+)"
+    rf"|(?P<month>\b(?:{'|'.join(_FULL_MONTHS)})\b)"
+    r"|(?P<word>[^\W\d_]+)",
+    re.IGNORECASE,
 )
 
 _ARTICLES = frozenset({"a", "an", "the"})
@@ -103,13 +106,13 @@ def _date_tokens(year: int | None, month: int, day: int | None) -> list[str] | N
 
 
 _VERB_MONTHS = frozenset({"may", "march"})
-_ORDINAL_OR_OF = re.compile(r"\d(?:st|nd|rd|th)\b|\bof\b")
+_ORDINAL_OR_OF = re.compile(r"\d(?:st|nd|rd|th)\b|\bof\b", re.IGNORECASE)
 
 
 def _verb_not_month(span: str, month_name: str, year: str | None) -> bool:
     """"may 5" / "march 3" without a year is read as a date only with an ordinal or "of"
     ("May 5th", "5th of March"): otherwise the word is as likely the verb ("you may 2 ...")."""
-    return year is None and month_name.rstrip(".") in _VERB_MONTHS and not _ORDINAL_OR_OF.search(span)
+    return year is None and month_name.rstrip(".").lower() in _VERB_MONTHS and not _ORDINAL_OR_OF.search(span)
 
 
 def _number(text: str) -> str:
@@ -143,19 +146,23 @@ def _raw_tokens(text: str) -> list[str]:
         elif kind == "dmy":
             day, month, year = int(g[10]), _month(g[11]), g[12]
             toks = None if _verb_not_month(m.group(0), g[11], year) else _date_tokens(int(year) if year else None, month, day)
-            out += toks if toks else [str(day), g[11].rstrip("."), *([year] if year else [])]
+            out += toks if toks else [str(day), g[11].rstrip(".").lower(), *([year] if year else [])]
         elif kind == "mdy":
             month, day, year = _month(g[14]), int(g[15]), g[16]
             toks = None if _verb_not_month(m.group(0), g[14], year) else _date_tokens(int(year) if year else None, month, day)
-            out += toks if toks else [g[14].rstrip("."), str(day), *([year] if year else [])]
+            out += toks if toks else [g[14].rstrip(".").lower(), str(day), *([year] if year else [])]
         elif kind == "my":
             out += _date_tokens(int(g[19]), _month(g[18]), None) or []
         elif kind == "num":
             out.append(_number(m.group("num")))
         elif kind == "pct":
             out.append("percent")
+        elif kind == "month":
+            name = m.group("month")
+            verb = name.lower() in _VERB_MONTHS and not name[0].isupper()
+            out += [name.lower()] if verb else _date_tokens(None, _month(name), None) or [name.lower()]
         else:
-            out.append(m.group("word"))
+            out.append(m.group("word").lower())
     return out
 
 
@@ -208,7 +215,7 @@ def canonical_tokens(text: str | None) -> list[str]:
     """The canonical token sequence of ``text`` (see the module docstring for the rules)."""
     if not text:
         return []
-    t = unicodedata.normalize("NFKC", str(text)).lower().replace("’", "'").replace("‘", "'")
+    t = unicodedata.normalize("NFKC", str(text)).replace("’", "'").replace("‘", "'")
     tokens = [tok for tok in _raw_tokens(t) if tok not in _ARTICLES]
     return _units(_fold_number_words(tokens))
 
