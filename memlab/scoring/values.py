@@ -11,6 +11,8 @@ Canonical forms:
 * **Dates** become ``<year> m<MM> d<DD>`` (``2023 m05 d08``); month-year becomes ``2023 m05``,
   day-month without a year ``m05 d08``; a bare year stays ``2023``. Because a coarser date is a
   prefix or sub-sequence of a finer one, a gold "May 2023" or "2023" is found in "8 May 2023".
+  A full month name on its own is ``m<MM>`` ("May"/"March" only when capitalised: they are
+  also verbs).
   Numeric dates ``a/b/yyyy`` (also ``.`` or ``-``) are read day-first or month-first only when
   that is unambiguous (one field above 12, or both equal); otherwise they are left as three
   plain numbers, which match only the same literal numbers.
