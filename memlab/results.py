@@ -240,7 +240,7 @@ class RunResults:
         spec = self.bootstrap if n_boot is None else Bootstrap(n_boot=n_boot, seed=self.bootstrap.seed)
         probes = self.probes
         columns = ["strategy", "category", "metric", "mean", "ci_low", "ci_high", "n", "conversations", "ceiling",
-                   "higher_is_better", "aggregation", "ci_method"]
+                   "higher_is_better", "aggregation", "ci_method", "description"]
         if probes.empty:
             return pd.DataFrame(columns=columns)
         scored = self._scored()
@@ -264,13 +264,15 @@ class RunResults:
                                      "ci_low": lo, "ci_high": hi, "n": n,
                                      "conversations": len({c for c, v in zip(clusters, vals) if not np.isnan(v)}),
                                      "ceiling": _nanmean(scored.loc[sf.index, f"{col}:can_hit"]),
-                                     "higher_is_better": hib, "aggregation": m.aggregation, "ci_method": spec.caption()})
+                                     "higher_is_better": hib, "aggregation": m.aggregation, "ci_method": spec.caption(),
+                                     "description": m.description if col == name else f"{m.description}: share {col.split('.', 1)[1]}"})
                 for col in COST_COLUMNS:
                     if col in sf and sf[col].notna().any():
                         rows.append({"strategy": strategy, "category": category, "metric": col,
                                      "mean": float(sf[col].astype(float).mean()), "ci_low": np.nan, "ci_high": np.nan,
                                      "n": int(sf[col].notna().sum()), "conversations": len(set(clusters)),
-                                     "ceiling": np.nan, "higher_is_better": False, "aggregation": "mean", "ci_method": ""})
+                                     "ceiling": np.nan, "higher_is_better": False, "aggregation": "mean", "ci_method": "",
+                                     "description": COST_COLUMNS[col]})
         out = pd.DataFrame(rows, columns=columns)
         out["components"] = out["strategy"].map(self.components())
         for k, v in self.provenance().items():
@@ -301,7 +303,7 @@ class RunResults:
             return pd.DataFrame()
         out = pd.DataFrame(index=pd.Index(sorted(set(mt["strategy"])), name="strategy"))
         headline = [c for name in self.headline_metrics() for c, _ in METRICS.get(name).columns()]
-        for col in headline + COST_COLUMNS:
+        for col in headline + list(COST_COLUMNS):
             sub = mt[mt["metric"] == col].set_index("strategy")
             if sub.empty:
                 continue
@@ -361,7 +363,12 @@ class RunResults:
         return out
 
 
-COST_COLUMNS = ["context_tokens", "retrieval_latency_s", "retrieval_total_s", "answer_latency_s"]
+COST_COLUMNS = {
+    "context_tokens": "memory context tokens injected for the probe (cl100k)",
+    "retrieval_latency_s": "seconds inside the store's search calls for the probe",
+    "retrieval_total_s": "seconds assembling the probe's memory context (embedding, search, reranking)",
+    "answer_latency_s": "seconds spent answering the probe",
+}
 """Per-probe costs reported beside the metrics (means, no interval)."""
 
 COMPARE_COLUMNS = ["a", "b", "category", "metric", "n", "conversations", "mean_a", "mean_b", "diff", "ci_low", "ci_high",

@@ -135,6 +135,9 @@ def test_tables_state_ci_method_aggregation_and_ceiling(tmp_path):
     assert b.loc["answer_correct", "mean"] == pytest.approx(11 / 17)
     assert a.loc["evidence_recall", "ceiling"] == pytest.approx(2 / 3)  # probe p1 never had its gold written
     assert a.loc["answer_correct", "ceiling"] == 1.0
+    assert a.loc["evidence_recall", "description"].startswith("string recall")
+    assert a.loc["content_recall", "description"].startswith("content-preserving recall")
+    assert a.loc["provenance_recall", "description"].startswith("provenance recall")
     assert res.ceilings().loc["d", "evidence_recall"] == pytest.approx(2 / 3)
     summary = res.summary()
     assert summary.attrs["caption"].startswith("95% CI: bootstrap over conversations")
