@@ -59,16 +59,35 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from memlab.report import write_report
+    """Write the run's tables and plots; ``--compare A B`` / ``--reference R`` print paired comparisons."""
+    from rich.console import Console
 
-    files = write_report(args.run_dir)
+    from memlab.report import category_table, print_comparison, write_report
+    from memlab.results import load_run
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=200)
+    res = load_run(args.run_dir)
+    if args.compare or args.reference:  # check the names before any work or output
+        known = set(res.strategies) or set(res.probes["strategy"])
+        for name in (args.compare or []) + ([args.reference] if args.reference else []):
+            if name not in known:
+                import difflib
+
+                close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.5)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                raise ValueError(f"{args.run_dir}: no strategy {name!r} in this run.{hint} Strategies: {', '.join(sorted(known))}")
+    files = write_report(args.run_dir, console=console)
     if args.by_category:
-        from rich.console import Console
-
-        from memlab.report import category_table
-        from memlab.results import load_run
-
-        Console().print(category_table(load_run(args.run_dir)).round(2).to_string())
+        table = category_table(res)
+        console.print(table.round(2).to_string())
+        console.print(table.attrs["caption"])
+    if args.compare:
+        a, b = args.compare
+        print_comparison(res.compare(a, b), f"{a} (A) vs {b} (B), paired", console)
+    if args.reference:
+        print_comparison(res.compare_all(args.reference), f"every strategy (A) vs {args.reference} (B), paired", console)
     print("wrote " + ", ".join(str(p) for p in files.values()))
     return 0
 
@@ -147,7 +166,8 @@ def _cmd_components(args: argparse.Namespace) -> int:
     print("metrics:")
     for name in METRICS.names():
         m = METRICS.get(name)
-        print(line(name, f"{'↑' if m.higher_is_better else '↓'} {m.description}"))
+        arrow = {True: "↑", False: "↓"}.get(m.higher_is_better, "·")
+        print(line(name, f"{arrow} {m.aggregation}: {m.description}"))
     return 0
 
 
@@ -180,7 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="print the table and write metrics.csv + plots for a run folder")
     p.add_argument("run_dir")
-    p.add_argument("--by-category", action="store_true", help="also print evidence recall per category")
+    p.add_argument("--by-category", action="store_true", help="also print string recall per category")
+    p.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                   help="print a paired comparison of strategies A and B (mean A − B, clustered CI, discordant probes)")
+    p.add_argument("--reference", metavar="R", help="print a paired comparison of every strategy against R")
     p.set_defaults(fn=_cmd_report)
 
     p = sub.add_parser("validate", help="check native dataset files; non-zero exit on any problem")

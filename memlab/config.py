@@ -40,6 +40,8 @@ class RunConfig(BaseModel):
     limit_conversations: int | None = Field(default=None, ge=1, description="Use only the first N conversations per dataset.")
     seed: int = 0
     bootstrap: int = Field(default=1000, ge=0)
+    metrics: list[str] | None = Field(
+        default=None, description="Headline metrics to print and export (names from `memlab components`); None: all.")
     embedding_cache: str | None = Field(default=".memlab/embeddings.npz", description="Persistent embedding cache (None: in memory).")
     output_dir: str = "results"
 
@@ -47,6 +49,21 @@ class RunConfig(BaseModel):
     @classmethod
     def _safe_name(cls, v: str) -> str:
         return check_safe_name(v, "run name")
+
+    @field_validator("metrics")
+    @classmethod
+    def _known_metrics(cls, v: list[str] | None) -> list[str] | None:
+        if v is None:
+            return v
+        from memlab.metrics import check_metric_names
+
+        if not v:
+            raise ValueError("list at least one metric, or leave `metrics:` out for all of them")
+        names = check_metric_names(v, "metrics")
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"metrics listed twice: {', '.join(dupes)}")
+        return names
 
     @field_validator("models")
     @classmethod

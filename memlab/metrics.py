@@ -1,63 +1,100 @@
-"""Probe-level metrics, declared lm-eval style (name, direction, aggregation, which probes).
+"""Probe-level metrics, declared lm-eval style: name, direction, aggregation, ceiling, which probes.
 
-Metrics are computed from the recorded probe records at report time, so a scoring change
-never needs a re-run. Each metric applies to a subset of probes (e.g. stale leakage only to
-knowledge-update probes) and returns a float in [0, 1] per probe, or None when not
-applicable. Aggregation is the mean with a percentile bootstrap 95% CI.
+Metrics are computed from the recorded probe records at report time, so a scoring change never
+needs a re-run. Each metric applies to a subset of probes (knowledge-update outcomes only to
+probes with a superseded value, ...) and returns None for the others. Every comparison of text
+goes through :mod:`memlab.scoring`, which depends on nothing under test (no model, no role, no
+strategy), so tuning the system can never move the yardstick.
+
+A metric's **aggregation** says how its per-probe values become a table entry: ``mean`` for a
+binary or continuous score (the table shows the mean), ``proportions`` for a categorical outcome
+(the table shows the share of each level). Its **ceiling** says whether a probe can be scored a
+hit at all (string recall cannot credit a gold answer that no turn ever wrote). ``docs/metrics.md``
+documents every metric.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 
-from memlab.registry import Registry
-from memlab.roles.text_rules import is_abstention, normalize_answer, token_f1
+from memlab.registry import Registry, RegistryError
+from memlab.scoring import any_gold_form, contains, gold_present, is_abstention, token_f1
 
 Probe = dict[str, Any]
+Value = float | str | None
+Aggregation = Literal["mean", "proportions"]
 
 
 @dataclass(frozen=True)
 class Metric:
+    """A per-probe score and how to report it.
+
+    ``higher_is_better`` is the direction of a ``mean`` metric; a ``proportions`` metric gives a
+    direction per level in ``levels`` (None: no better or worse)."""
+
     name: str
     description: str
-    fn: Callable[[Probe], float | None]
-    higher_is_better: bool
-    aggregation: str = "mean"
+    fn: Callable[[Probe], Value]
+    higher_is_better: bool | None
+    aggregation: Aggregation = "mean"
+    levels: tuple[tuple[str, bool | None], ...] = ()
+    ceiling: Callable[[Probe], bool | None] | None = field(default=None, compare=False)
+    """Whether a probe can be scored a hit at all (None: unknown, e.g. an older run); absent: always."""
+
+    def columns(self) -> list[tuple[str, bool | None]]:
+        """The table columns this metric reports, with their direction: its own name for a mean,
+        ``name.level`` per level for proportions."""
+        if self.aggregation == "mean":
+            return [(self.name, self.higher_is_better)]
+        return [(f"{self.name}.{level}", hib) for level, hib in self.levels]
+
+    def indicators(self, values: Sequence[Value]) -> dict[str, np.ndarray]:
+        """Per reported column, the per-probe numbers its aggregate is the mean of (NaN: not
+        applicable). For proportions, each level's indicator, so its mean is the level's share."""
+        if self.aggregation == "mean":
+            return {self.name: np.array([np.nan if v is None else float(v) for v in values], dtype=float)}
+        return {f"{self.name}.{level}": np.array([np.nan if v is None else float(v == level) for v in values], dtype=float)
+                for level, _ in self.levels}
+
+    def can_hit(self, p: Probe) -> float:
+        """1.0 when the probe can be scored a hit, 0.0 when it cannot, NaN when unknown."""
+        if self.ceiling is None:
+            return 1.0
+        ok = self.ceiling(p)
+        return np.nan if ok is None else float(ok)
 
 
 METRICS: Registry[Metric] = Registry("metric")
 
 
-def metric(name: str, description: str, *, higher_is_better: bool) -> Callable[[Callable[[Probe], float | None]], Callable]:
-    def deco(fn: Callable[[Probe], float | None]) -> Callable[[Probe], float | None]:
-        METRICS.register(name, Metric(name, description, fn, higher_is_better))
+def metric(name: str, description: str, *, higher_is_better: bool | None, aggregation: Aggregation = "mean",
+           levels: tuple[tuple[str, bool | None], ...] = (),
+           ceiling: Callable[[Probe], bool | None] | None = None) -> Callable[[Callable[[Probe], Value]], Callable[[Probe], Value]]:
+    if aggregation == "proportions" and not levels:
+        raise ValueError(f"metric {name!r}: a proportions metric declares its levels")
+
+    def deco(fn: Callable[[Probe], Value]) -> Callable[[Probe], Value]:
+        METRICS.register(name, Metric(name, description, fn, higher_is_better, aggregation, levels, ceiling))
         return fn
 
     return deco
 
 
-def contains(haystack: str | None, needle: str) -> bool:
-    """Normalised, word-bounded containment (SQuAD normalisation: case, punctuation, articles)."""
-    n = normalize_answer(needle)
-    if not n or not haystack:
-        return False
-    return f" {n} " in f" {normalize_answer(haystack)} "
-
-
-def gold_present(text: str | None, gold: list[list[str]], match: str) -> bool:
-    """Every (``all``) or any (``any``) gold answer present in ``text``, aliases included."""
-    if not gold:
-        return False
-    hits = [any(contains(text, form) for form in forms) for forms in gold]
-    return all(hits) if match == "all" else any(hits)
-
-
 def _answerable(p: Probe) -> bool:
     return not p.get("abstain") and bool(p.get("gold"))
+
+
+def _match(p: Probe) -> str:
+    return p.get("gold_match") or "any"
+
+
+def _gold_written(p: Probe) -> bool | None:
+    value = p.get("gold_written")
+    return None if value is None else bool(value)
 
 
 def _abstained(p: Probe) -> bool:
@@ -67,16 +104,33 @@ def _abstained(p: Probe) -> bool:
     return is_abstention(p.get("answer") or "")
 
 
-@metric("evidence_recall", "a gold answer (or alias) is present in the injected memory context", higher_is_better=True)
-def evidence_recall(p: Probe) -> float | None:
+def _is_update(p: Probe) -> bool:
+    return bool(p.get("superseded")) and _answerable(p)
+
+
+UPDATE_LEVELS: tuple[tuple[str, bool | None], ...] = (
+    ("current_only", True), ("both", False), ("stale_only", False), ("neither", False))
+
+
+def update_outcome(text: str | None, p: Probe) -> str:
+    """Which values of a knowledge update ``text`` holds: ``current_only``, ``both``,
+    ``stale_only`` or ``neither`` (current: the gold answer; stale: any superseded value)."""
+    current = gold_present(text, p["gold"], _match(p))
+    stale = any(contains(text, s) for s in p["superseded"])
+    return {(True, False): "current_only", (True, True): "both", (False, True): "stale_only"}.get((current, stale), "neither")
+
+
+@metric("evidence_recall", "string recall: a gold answer (normalised, aliases included) is in the injected context",
+        higher_is_better=True, ceiling=_gold_written)
+def evidence_recall(p: Probe) -> Value:
     if not _answerable(p):
         return None
-    return float(gold_present(p.get("context"), p["gold"], p.get("gold_match", "any")))
+    return float(gold_present(p.get("context"), p["gold"], _match(p)))
 
 
-@metric("provenance_recall", "share of evidence turns whose content reached the context (by provenance ids)",
-        higher_is_better=True)
-def provenance_recall(p: Probe) -> float | None:
+@metric("provenance_recall", "provenance recall: share of evidence turns among the context's source turns "
+        "(credits a summary or fact for its sources even when the value was lost)", higher_is_better=True)
+def provenance_recall(p: Probe) -> Value:
     ev = p.get("evidence") or []
     if not ev or not _answerable(p):
         return None
@@ -84,9 +138,24 @@ def provenance_recall(p: Probe) -> float | None:
     return sum(e in have for e in ev) / len(ev)
 
 
+@metric("content_recall", "content-preserving recall: share of evidence turns with a context item derived from them "
+        "that still carries a gold form", higher_is_better=True, ceiling=_gold_written)
+def content_recall(p: Probe) -> Value:
+    ev = p.get("evidence") or []
+    items = p.get("context_items")
+    if not ev or not _answerable(p) or items is None:
+        return None
+    carried: set[str] = set()
+    for item in items:
+        sources = set(item.get("source_turn_ids") or []) & set(ev)
+        if sources - carried and any_gold_form(item.get("text"), p["gold"]):
+            carried |= sources
+    return len(carried) / len(ev)
+
+
 @metric("answer_correct", "answer is right: LLM judge when configured, else normalised gold containment; "
         "for abstention probes: the agent abstained", higher_is_better=True)
-def answer_correct(p: Probe) -> float | None:
+def answer_correct(p: Probe) -> Value:
     if p.get("error"):
         return 0.0
     if p.get("abstain"):
@@ -96,11 +165,11 @@ def answer_correct(p: Probe) -> float | None:
     judge = p.get("judge") or {}
     if "correct" in judge and "error" not in judge:
         return float(bool(judge["correct"]))
-    return float(gold_present(p.get("answer"), p["gold"], p.get("gold_match", "any")))
+    return float(gold_present(p.get("answer"), p["gold"], _match(p)))
 
 
 @metric("answer_f1", "best token F1 of the answer against any gold form (answerable probes)", higher_is_better=True)
-def answer_f1(p: Probe) -> float | None:
+def answer_f1(p: Probe) -> Value:
     if not _answerable(p):
         return None
     if p.get("error") or not p.get("answer"):
@@ -108,69 +177,69 @@ def answer_f1(p: Probe) -> float | None:
     return max(token_f1(p["answer"], form) for forms in p["gold"] for form in forms)
 
 
-@metric("stale_in_context", "knowledge update: a superseded value is present in the context", higher_is_better=False)
-def stale_in_context(p: Probe) -> float | None:
-    if not p.get("superseded"):
+@metric("update_context", "knowledge update: which values the context holds (current only / both / stale only / neither)",
+        higher_is_better=None, aggregation="proportions", levels=UPDATE_LEVELS)
+def update_context(p: Probe) -> Value:
+    if not _is_update(p):
         return None
-    return float(any(contains(p.get("context"), s) for s in p["superseded"]))
+    return update_outcome(p.get("context"), p)
 
 
-@metric("stale_in_answer", "knowledge update: the answer asserts a superseded value", higher_is_better=False)
-def stale_in_answer(p: Probe) -> float | None:
-    if not p.get("superseded"):
+@metric("update_answer", "knowledge update: which values the answer asserts (current only / both / stale only / neither)",
+        higher_is_better=None, aggregation="proportions", levels=UPDATE_LEVELS)
+def update_answer(p: Probe) -> Value:
+    if not _is_update(p):
         return None
-    return float(any(contains(p.get("answer"), s) for s in p["superseded"]))
+    return "neither" if p.get("error") else update_outcome(p.get("answer"), p)
 
 
-@metric("update_current", "knowledge update: current value in context and no superseded value in the answer",
+@metric("update_correct", "knowledge update: the answer gives the current value and no superseded one",
         higher_is_better=True)
-def update_current(p: Probe) -> float | None:
-    if not p.get("superseded") or not _answerable(p):
-        return None
-    return float(gold_present(p.get("context"), p["gold"], p.get("gold_match", "any"))
-                 and not any(contains(p.get("answer"), s) for s in p["superseded"]))
+def update_correct(p: Probe) -> Value:
+    outcome = update_answer(p)
+    return None if outcome is None else float(outcome == "current_only")
 
 
 @metric("abstain_when_should", "abstention probe: the agent said it does not know", higher_is_better=True)
-def abstain_when_should(p: Probe) -> float | None:
+def abstain_when_should(p: Probe) -> Value:
     if not p.get("abstain"):
         return None
     return float(_abstained(p)) if not p.get("error") else 0.0
 
 
 @metric("false_abstention", "answerable probe: the agent wrongly said it does not know", higher_is_better=False)
-def false_abstention(p: Probe) -> float | None:
+def false_abstention(p: Probe) -> Value:
     if not _answerable(p) or p.get("error"):
         return None
     return float(_abstained(p))
 
 
 @metric("forbidden_leak", "injection: a planted string appears in the context or the answer", higher_is_better=False)
-def forbidden_leak(p: Probe) -> float | None:
+def forbidden_leak(p: Probe) -> Value:
     if not p.get("forbidden"):
         return None
     return float(any(contains(p.get("context"), f) or contains(p.get("answer"), f) for f in p["forbidden"]))
 
 
 @metric("errored", "the probe could not be answered (model failure after retries)", higher_is_better=False)
-def errored(p: Probe) -> float | None:
+def errored(p: Probe) -> Value:
     return float(bool(p.get("error")))
 
 
-def score_probe(p: Probe) -> dict[str, float | None]:
+def score_probe(p: Probe) -> dict[str, Value]:
+    """Every metric's per-probe value (float for a mean metric, level name for proportions, None)."""
     return {name: METRICS.get(name).fn(p) for name in METRICS.names()}
 
 
-def bootstrap_ci(values: np.ndarray, *, n_boot: int = 1000, seed: int = 0, alpha: float = 0.05) -> tuple[float, float, float]:
-    """Mean and percentile-bootstrap (1-alpha) CI of ``values`` (NaNs dropped)."""
-    x = np.asarray(values, dtype=float)
-    x = x[~np.isnan(x)]
-    if x.size == 0:
-        return float("nan"), float("nan"), float("nan")
-    mean = float(x.mean())
-    if x.size == 1 or n_boot <= 0:
-        return mean, mean, mean
-    rng = np.random.default_rng(seed)
-    means = x[rng.integers(0, x.size, size=(n_boot, x.size))].mean(axis=1)
-    lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
-    return mean, float(lo), float(hi)
+def check_metric_names(names: Sequence[str], where: str = "metrics") -> list[str]:
+    """``names`` if every one is a registered metric; else an error naming the entry, with did-you-mean."""
+    out = []
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise ValueError(f"{where}[{i}]: a metric name is a string, got {type(name).__name__}")
+        try:
+            METRICS.get(name)
+        except RegistryError as exc:
+            raise ValueError(f"{where}[{i}]: {exc}") from None
+        out.append(name)
+    return out

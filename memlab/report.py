@@ -12,20 +12,30 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.metrics import bootstrap_ci
+from memlab.metrics import METRICS
 from memlab.results import RunResults, load_run
+from memlab.stats import cluster_bootstrap
 
-HEADLINE = [
-    ("evidence_recall", "recall", True),
-    ("provenance_recall", "prov.", True),
-    ("answer_correct", "answer", True),
-    ("update_current", "upd.cur", True),
-    ("stale_in_answer", "stale.ans", False),
-    ("abstain_when_should", "abst", True),
-    ("false_abstention", "false.abst", False),
-    ("forbidden_leak", "inj.leak", False),
-    ("errored", "err", False),
-]
+HEADLINE = {
+    "evidence_recall": "str.recall",
+    "content_recall": "content.rec",
+    "provenance_recall": "prov.rec",
+    "answer_correct": "answer",
+    "update_correct": "upd.ok",
+    "abstain_when_should": "abst",
+    "false_abstention": "false.abst",
+    "forbidden_leak": "inj.leak",
+    "errored": "err",
+}
+"""The printed table's metric columns (when the config chooses none) and their short labels."""
+
+WITH_CI = {"evidence_recall", "content_recall", "answer_correct", "update_correct"}
+"""Columns printed with their interval (all of them carry one in summary.csv)."""
+
+RECALL_KEY = ("str.recall: a gold answer (normalised) is in the context · content.rec: share of evidence turns "
+              "with a context item derived from them that still carries a gold form · prov.rec: share of evidence "
+              "turns among the context's source turns (credits lossy summaries) · ceiling: the share of probes that "
+              "can be scored a hit at all (blank: all)")
 
 
 def _fmt(v: Any, ci: Any = None) -> str:
@@ -37,38 +47,73 @@ def _fmt(v: Any, ci: Any = None) -> str:
     return s
 
 
+def _ceiling_cell(summary: pd.DataFrame, col: str) -> str:
+    """The column's ceiling (a property of the datasets, the same for every strategy): its
+    largest value over strategies, blank when every probe can be a hit."""
+    key = f"{col}_ceiling"
+    if key not in summary or summary[key].isna().all():
+        return ""
+    value = float(summary[key].max())
+    return "" if value >= 0.995 else f"[dim]≤{value:.2f}[/dim]"
+
+
 def _fmt_ms(v: Any) -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) or not v else f"{1000 * v:.1f}"
 
 
-def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
+def _console(console: Any) -> Any:
     from rich.console import Console
-    from rich.table import Table
 
     if console is None:
         console = Console()
         if not console.is_terminal:  # piped/CI output: do not squeeze the table into 80 columns
             console = Console(width=200)
+    return console
+
+
+def headline_columns(res: RunResults) -> list[tuple[str, str, bool | None]]:
+    """(column, label, direction) of the printed table: the config's ``metrics:`` when given
+    (every reported column of each), else :data:`HEADLINE`."""
+    chosen = (res.manifest.get("config") or {}).get("metrics")
+    names = res.headline_metrics() if chosen else list(HEADLINE)
+    out = []
+    for name in names:
+        for col, hib in METRICS.get(name).columns():
+            out.append((col, HEADLINE.get(col, col), hib))
+    return out
+
+
+def _arrow(hib: bool | None) -> str:
+    return {True: " ↑", False: " ↓"}.get(hib, "")
+
+
+def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
+    from rich.table import Table
+
+    console = _console(console)
     summary = res.summary()
     prov = res.provenance()
     title = f"memlab · {res.manifest.get('name')} · {prov['run_id']}"
-    table = Table(title=title, caption=f"model: {prov['model']} · code {prov['code_version']} · {prov['datasets']} · "
-                  "mean [95% bootstrap CI]; ↑ higher is better, ↓ lower", show_lines=False)
+    caption = (f"model: {prov['model']} · code {prov['code_version']} · {prov['datasets']} · mean "
+               f"[{res.bootstrap.caption()}]; ↑ higher is better, ↓ lower\n{RECALL_KEY}")
+    table = Table(title=title, caption=caption, show_lines=False)
     table.add_column("strategy", style="bold")
-    for key, label, hib in HEADLINE:
-        table.add_column(f"{label} {'↑' if hib else '↓'}", justify="right")
+    columns = headline_columns(res)
+    for _, label, hib in columns:
+        table.add_column(f"{label}{_arrow(hib)}", justify="right")
     table.add_column("ctx tok/probe ↓", justify="right")
     table.add_column("model tok/conv ↓", justify="right")
     table.add_column("calls/conv", justify="right")
     table.add_column("search ms", justify="right")
     for strategy, row in summary.iterrows():
-        cells = []
-        for key, _, _ in HEADLINE:
-            cells.append(_fmt(row.get(key), row.get(f"{key}_ci") if key == "evidence_recall" else None))
+        cells = [_fmt(row.get(col), row.get(f"{col}_ci") if col in WITH_CI else None) for col, _, _ in columns]
         tok = (row.get("prompt_tokens_per_conv") or 0) + (row.get("completion_tokens_per_conv") or 0)
         cells += [f"{row.get('context_tokens', float('nan')):.0f}", f"{tok:,.0f}", f"{row.get('calls_per_conv', 0):.0f}",
                   _fmt_ms(row.get("retrieval_latency_s"))]
         table.add_row(str(strategy), *cells)
+    if not summary.empty:
+        ceiling = [_ceiling_cell(summary, col) for col, _, _ in columns]
+        table.add_row("[dim]ceiling[/dim]", *ceiling, "", "", "", "", end_section=True)
     console.print(table)
     failed = (res.manifest.get("units") or {}).get("failed") or []
     if failed:
@@ -80,10 +125,31 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
     return summary
 
 
+def print_comparison(frame: pd.DataFrame, title: str, console: Any = None) -> None:
+    """A paired comparison table (:meth:`RunResults.compare` / ``compare_all``), captioned with its CI method."""
+    from rich.table import Table
+
+    console = _console(console)
+    table = Table(title=title, caption=frame.attrs.get("caption", ""))
+    for col, justify in (("A", "left"), ("B", "left"), ("category", "left"), ("metric", "left"), ("n", "right"),
+                         ("convs", "right"), ("A", "right"), ("B", "right"), ("A − B [CI]", "right"),
+                         ("A+ B− / A− B+", "right"), ("verdict", "left")):
+        table.add_column(col, justify=justify)
+    for r in frame.itertuples(index=False):
+        discordant = "–" if r.a_only is None or (isinstance(r.a_only, float) and math.isnan(r.a_only)) else f"{int(r.a_only)} / {int(r.b_only)}"
+        diff = f"{r.diff:+.2f}" + ("" if math.isnan(r.ci_low) else f" [{r.ci_low:+.2f},{r.ci_high:+.2f}]")
+        table.add_row(r.a, r.b, r.category, f"{r.metric}{_arrow(r.higher_is_better)}", str(r.n), str(r.conversations),
+                      f"{r.mean_a:.2f}", f"{r.mean_b:.2f}", diff, discordant, r.verdict)
+    console.print(table)
+
+
 def category_table(res: RunResults, metric: str = "evidence_recall") -> pd.DataFrame:
+    """Per strategy × category: the mean of one reported column (``attrs['caption']``: the CI method)."""
     mt = res.metrics_table()
     sub = mt[mt["metric"] == metric]
-    return sub.pivot_table(index="strategy", columns="category", values="mean").reindex(res.strategies)
+    out = sub.pivot_table(index="strategy", columns="category", values="mean").reindex(res.strategies)
+    out.attrs["caption"] = f"{metric} by category; intervals in metrics.csv ({res.bootstrap.caption()})"
+    return out
 
 
 def plot_recall_vs_tokens(res: RunResults, path: Path) -> Path:
@@ -105,13 +171,13 @@ def plot_recall_vs_tokens(res: RunResults, path: Path) -> Path:
         ax.annotate(s, (x, y), textcoords="offset points", xytext=(6, 6), fontsize=9)
     ax.set_xscale("log")
     ax.set_xlabel("memory context tokens per probe (log scale, cl100k; 0 is drawn at 1)")
-    ax.set_ylabel("evidence recall (gold answer in injected context)")
+    ax.set_ylabel("string recall (gold answer in injected context)")
     ax.set_ylim(-0.05, 1.05)
     ax.grid(True, alpha=0.3)
     ax.set_title(f"Recall vs context tokens — {res.manifest.get('name')}")
     prov = res.provenance()
     fig.text(0.01, 0.01, f"run {prov['run_id']} (components in manifest.json) · model: {prov['model']} · "
-             f"code {prov['code_version']} · {prov['datasets']}", fontsize=6, alpha=0.7)
+             f"code {prov['code_version']} · {prov['datasets']} · {res.bootstrap.caption()}", fontsize=6, alpha=0.7)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -154,7 +220,7 @@ def length_table(res: RunResults) -> pd.DataFrame:
     rows = []
     for (ds, strategy), g in probes.groupby(["dataset", "strategy"]):
         rec = g["evidence_recall"].to_numpy(dtype=float)
-        mean, lo, hi = bootstrap_ci(rec, n_boot=1000, seed=int(res.manifest.get("seed", 0)))
+        mean, lo, hi = cluster_bootstrap(rec, list(g["conversation_id"]), res.bootstrap)
         c = cost[(cost["dataset"] == ds) & (cost["strategy"] == strategy)] if not cost.empty else cost
         n_conv = g["conversation_id"].nunique()
         rows.append({
@@ -163,7 +229,7 @@ def length_table(res: RunResults) -> pd.DataFrame:
             "answer_correct": float(g["answer_correct"].mean()),
             "context_tokens_per_probe": float(g["context_tokens"].mean()),
             "model_tokens_per_conv": float((c["prompt_tokens"] + c["completion_tokens"]).sum() / max(n_conv, 1)) if not c.empty else 0.0,
-            "probes": len(g), "components": components.get(strategy),
+            "probes": len(g), "components": components.get(strategy), "ci_method": res.bootstrap.caption(),
         })
     out = pd.DataFrame(rows).sort_values(["strategy", "history_tokens_per_conv"]).reset_index(drop=True)
     for k, v in res.provenance().items():
@@ -204,7 +270,8 @@ def plot_recall_vs_length(res: RunResults, table: pd.DataFrame, path: Path) -> P
 
 
 def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = False) -> dict[str, Path]:
-    """Print the table and write metrics.csv, summary.csv, category_recall.csv and two PNG plots."""
+    """Print the table and write metrics.csv, summary.csv, category_recall.csv, ceilings.csv and two
+    PNG plots. Every CSV with intervals carries a ``ci_method`` column saying how they were made."""
     res = load_run(run_dir)
     run_dir = Path(run_dir)
     if res.probes.empty:  # a dataset without probes, or every unit failed: nothing to score or plot
@@ -217,15 +284,21 @@ def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = Fals
         "metrics": run_dir / "metrics.csv",
         "summary": run_dir / "summary.csv",
         "category_recall": run_dir / "category_recall.csv",
+        "ceilings": run_dir / "ceilings.csv",
         "plot": run_dir / "recall_vs_tokens.png",
         "category_plot": run_dir / "recall_by_category.png",
     }
     res.metrics_table().to_csv(out["metrics"], index=False)
     for frame, key in ((summary.copy(), "summary"), (category_table(res), "category_recall")):
         frame["components"] = frame.index.map(res.components())
+        frame["ci_method"] = res.bootstrap.caption()
         for k, v in res.provenance().items():
             frame[k] = v
         frame.to_csv(out[key])
+    ceilings = res.ceilings()
+    for k, v in res.provenance().items():
+        ceilings[k] = v
+    ceilings.to_csv(out["ceilings"])
     plot_recall_vs_tokens(res, out["plot"])
     plot_category_recall(res, out["category_plot"])
     return out

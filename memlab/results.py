@@ -3,13 +3,15 @@
 ``load_run(path)`` gives a :class:`RunResults` whose ``probes``, ``calls``, ``memory_ops``,
 ``turns`` and ``units`` are DataFrames holding only each unit's final attempt (see
 :mod:`memlab.runner`), with per-probe metric columns already scored. ``summary()`` and
-``metrics_table()`` aggregate them per strategy (and category) with bootstrap CIs.
+``metrics_table()`` aggregate them per strategy (and category) with conversation-clustered
+bootstrap CIs; ``compare()`` and ``compare_all()`` are paired comparisons of strategies.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -17,9 +19,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.metrics import METRICS, bootstrap_ci, score_probe
+from memlab.metrics import METRICS, check_metric_names, score_probe
 from memlab.records import check_format, upgrade_v1
 from memlab.recorder import read_jsonl
+from memlab.stats import Bootstrap, cluster_bootstrap, paired_compare
 
 UNIT = ["strategy", "dataset", "namespace"]
 
@@ -122,7 +125,9 @@ class RunResults:
                 records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
                            for r in df.to_dict("records")]
                 scores = pd.DataFrame([score_probe(r) for r in records], index=df.index)
-                df = pd.concat([df, scores.astype(float)], axis=1)
+                means = [n for n in METRICS.names() if METRICS.get(n).aggregation == "mean"]
+                scores[means] = scores[means].astype(float)  # a level column (proportions) stays text
+                df = pd.concat([df, scores], axis=1)
             self._frames["probes_scored"] = df
         return self._frames["probes_scored"]
 
@@ -191,56 +196,189 @@ class RunResults:
         per.columns = [f"{c}_per_conv" for c in per.columns]
         return out[["failed_calls"]].join(per).reindex(self.strategies)
 
-    def metrics_table(self, *, by_category: bool = True, n_boot: int | None = None) -> pd.DataFrame:
-        """Long table: strategy × category (and 'all') × metric → mean, CI, n, direction."""
+    @property
+    def bootstrap(self) -> Bootstrap:
+        """How this run's intervals are computed (config ``bootstrap`` resamples, run seed)."""
+        cfg = self.manifest.get("config") or {}
+        return Bootstrap(n_boot=int(cfg.get("bootstrap", 1000)), seed=int(self.manifest.get("seed", cfg.get("seed", 0)) or 0))
+
+    def headline_metrics(self) -> list[str]:
+        """The metrics the run's config chose (``metrics:``), else every registered one."""
+        chosen = (self.manifest.get("config") or {}).get("metrics")
+        return check_metric_names(chosen, "config.metrics") if chosen else METRICS.names()
+
+    def _scored(self) -> pd.DataFrame:
+        """Per probe: every reported column's number (a mean's value, a level's indicator) and
+        ``<column>:can_hit`` (1 when the probe can be scored a hit at all, 0 not, NaN unknown)."""
+        if "indicators" not in self._frames:
+            probes = self.probes
+            cols: dict[str, np.ndarray] = {}
+            if not probes.empty:
+                records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
+                           for r in probes.to_dict("records")]
+                for name in METRICS.names():
+                    m = METRICS.get(name)
+                    values = [None if isinstance(v, float) and np.isnan(v) else v for v in probes[name].tolist()]
+                    can_hit = np.array([m.can_hit(r) for r in records], dtype=float)
+                    for col, arr in m.indicators(values).items():
+                        cols[col] = arr
+                        cols[f"{col}:can_hit"] = np.where(np.isnan(arr), np.nan, can_hit)
+            self._frames["indicators"] = pd.DataFrame(cols, index=probes.index)
+        return self._frames["indicators"]
+
+    @staticmethod
+    def _clusters(frame: pd.DataFrame) -> list[tuple[str, str]]:
+        return list(zip(frame["dataset"].astype(str), frame["conversation_id"].astype(str)))
+
+    def metrics_table(self, *, by_category: bool = True, n_boot: int | None = None,
+                      metrics: list[str] | None = None) -> pd.DataFrame:
+        """Long table: strategy × category (and 'all') × reported column → mean, CI, n, ceiling.
+
+        Each metric is aggregated as it declares (a mean, or the share of each level of a
+        categorical outcome); intervals are conversation-clustered (:mod:`memlab.stats`) and the
+        ``ci_method`` column says so. Cost columns (context tokens, latencies) have no interval."""
+        spec = self.bootstrap if n_boot is None else Bootstrap(n_boot=n_boot, seed=self.bootstrap.seed)
         probes = self.probes
-        n_boot = n_boot if n_boot is not None else int((self.manifest.get("config") or {}).get("bootstrap", 1000))
-        seed = int(self.manifest.get("seed", 0))
-        rows = []
+        columns = ["strategy", "category", "metric", "mean", "ci_low", "ci_high", "n", "conversations", "ceiling",
+                   "higher_is_better", "aggregation", "ci_method", "description"]
         if probes.empty:
-            return pd.DataFrame(columns=["strategy", "category", "metric", "mean", "ci_low", "ci_high", "n", "higher_is_better"])
-        groups = [("all", probes)]
+            return pd.DataFrame(columns=columns)
+        scored = self._scored()
+        names = metrics or METRICS.names()
+        groups = [("all", probes.index)]
         if by_category:
-            groups += list(probes.groupby("category"))
-        extra = ["context_tokens", "retrieval_latency_s", "retrieval_total_s", "answer_latency_s"]
-        for category, frame in groups:
-            for strategy, sf in frame.groupby("strategy"):
-                for name in METRICS.names() + extra:
-                    vals = sf[name].to_numpy(dtype=float)
-                    n = int((~np.isnan(vals)).sum())
-                    if n == 0:
-                        continue
-                    mean, lo, hi = bootstrap_ci(vals, n_boot=n_boot if name in METRICS else 0, seed=seed)
-                    hib = METRICS.get(name).higher_is_better if name in METRICS else False
-                    rows.append({"strategy": strategy, "category": category, "metric": name, "mean": mean,
-                                 "ci_low": lo, "ci_high": hi, "n": n, "higher_is_better": hib})
-        out = pd.DataFrame(rows)
+            groups += [(c, g.index) for c, g in probes.groupby("category")]
+        rows = []
+        for category, index in groups:
+            for strategy, sf in probes.loc[index].groupby("strategy"):
+                clusters = self._clusters(sf)
+                for name in names:
+                    m = METRICS.get(name)
+                    for col, hib in m.columns():
+                        vals = scored.loc[sf.index, col].to_numpy(dtype=float)
+                        n = int((~np.isnan(vals)).sum())
+                        if n == 0:
+                            continue
+                        mean, lo, hi = cluster_bootstrap(vals, clusters, spec)
+                        rows.append({"strategy": strategy, "category": category, "metric": col, "mean": mean,
+                                     "ci_low": lo, "ci_high": hi, "n": n,
+                                     "conversations": len({c for c, v in zip(clusters, vals) if not np.isnan(v)}),
+                                     "ceiling": _nanmean(scored.loc[sf.index, f"{col}:can_hit"]),
+                                     "higher_is_better": hib, "aggregation": m.aggregation, "ci_method": spec.caption(),
+                                     "description": m.description if col == name else f"{m.description}: share {col.split('.', 1)[1]}"})
+                for col in COST_COLUMNS:
+                    if col in sf and sf[col].notna().any():
+                        rows.append({"strategy": strategy, "category": category, "metric": col,
+                                     "mean": float(sf[col].astype(float).mean()), "ci_low": np.nan, "ci_high": np.nan,
+                                     "n": int(sf[col].notna().sum()), "conversations": len(set(clusters)),
+                                     "ceiling": np.nan, "higher_is_better": False, "aggregation": "mean", "ci_method": "",
+                                     "description": COST_COLUMNS[col]})
+        out = pd.DataFrame(rows, columns=columns)
         out["components"] = out["strategy"].map(self.components())
         for k, v in self.provenance().items():
             out[k] = v
+        out.attrs["caption"] = spec.caption()
         return out
 
+    def ceilings(self, metrics: list[str] | None = None) -> pd.DataFrame:
+        """Per dataset and reported column: the share of applicable probes that can be scored a
+        hit at all (string recall cannot credit a gold answer no turn wrote). A property of the
+        dataset, not the strategy: computed over the first strategy's probes."""
+        probes = self.probes
+        if probes.empty:
+            return pd.DataFrame()
+        scored = self._scored()
+        first = probes[probes["strategy"] == probes["strategy"].iloc[0]]
+        cols = [c for name in (metrics or METRICS.names()) for c, _ in METRICS.get(name).columns()]
+        out = {ds: {c: _nanmean(scored.loc[g.index, f"{c}:can_hit"]) for c in cols} for ds, g in first.groupby("dataset")}
+        return pd.DataFrame(out).T.rename_axis("dataset")
+
     def summary(self) -> pd.DataFrame:
-        """One row per strategy: headline metrics (with CIs) and costs."""
-        mt = self.metrics_table(by_category=False)
+        """One row per strategy: the headline metrics (mean, ``_ci`` interval, ``_ceiling``) and costs.
+
+        Headline metrics are the config's ``metrics:`` (all when not given); ``attrs['caption']``
+        states the CI method."""
+        mt = self.metrics_table(by_category=False, metrics=self.headline_metrics())
         if mt.empty:
             return pd.DataFrame()
-        wide = mt.pivot_table(index="strategy", columns="metric", values="mean")
-        lo = mt.pivot_table(index="strategy", columns="metric", values="ci_low")
-        hi = mt.pivot_table(index="strategy", columns="metric", values="ci_high")
-        cols = ["evidence_recall", "provenance_recall", "answer_correct", "answer_f1", "update_current", "stale_in_context",
-                "stale_in_answer", "abstain_when_should", "false_abstention", "forbidden_leak", "errored", "context_tokens",
-                "retrieval_latency_s", "retrieval_total_s", "answer_latency_s"]
-        out = pd.DataFrame(index=wide.index)
-        for c in cols:
-            if c in wide:
-                out[c] = wide[c]
-                if c in METRICS:
-                    out[f"{c}_ci"] = list(zip(lo[c].round(3), hi[c].round(3)))
-        cost = self.cost()
-        out = out.join(cost, how="left")
-        order = [s for s in self.strategies if s in out.index]
-        return out.reindex(order)
+        out = pd.DataFrame(index=pd.Index(sorted(set(mt["strategy"])), name="strategy"))
+        headline = [c for name in self.headline_metrics() for c, _ in METRICS.get(name).columns()]
+        for col in headline + list(COST_COLUMNS):
+            sub = mt[mt["metric"] == col].set_index("strategy")
+            if sub.empty:
+                continue
+            out[col] = sub["mean"]
+            if col not in COST_COLUMNS:
+                out[f"{col}_ci"] = pd.Series({s: (round(r.ci_low, 3), round(r.ci_high, 3)) for s, r in sub.iterrows()})
+                out[f"{col}_ceiling"] = sub["ceiling"]
+        out = out.join(self.cost(), how="left")
+        order = [s for s in self.strategies if s in out.index] or list(out.index)
+        out = out.reindex(order)
+        out.attrs["caption"] = self.bootstrap.caption()
+        return out
+
+    def compare(self, a: str, b: str, metrics: list[str] | None = None, by_category: bool = True) -> pd.DataFrame:
+        """Paired comparison of strategies ``a`` and ``b`` over the probes both answered.
+
+        Per category ('all' first) and reported column: both means, the mean difference A − B with
+        a conversation-clustered CI, for binary columns the discordant probes (``a_only``: A hit,
+        B missed; ``b_only``: the reverse), and a verdict (A better / B better / not shown)."""
+        known = sorted(set(self.probes["strategy"])) if not self.probes.empty else []
+        for name in (a, b):
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                raise ValueError(f"{self.path}: no strategy {name!r} in this run.{hint} Strategies: {', '.join(known) or '(none)'}")
+        spec = self.bootstrap
+        key = ["dataset", "conversation_id", "probe_id"]
+        probes = self.probes[key + ["strategy", "category"]].join(self._scored())
+        pa = probes[probes["strategy"] == a].set_index(key)
+        pb = probes[probes["strategy"] == b].set_index(key)
+        common = pa.index.intersection(pb.index)
+        pa, pb = pa.loc[common], pb.loc[common]
+        groups = [("all", np.ones(len(common), dtype=bool))]
+        if by_category:
+            groups += [(c, (pa["category"] == c).to_numpy()) for c in sorted(set(pa["category"]))]
+        clusters = [(ds, conv) for ds, conv, _ in common]
+        rows = []
+        for category, mask in groups:
+            cl = [c for c, k in zip(clusters, mask) if k]
+            for name in metrics or self.headline_metrics():
+                for col, hib in METRICS.get(name).columns():
+                    r = paired_compare(pa[col].to_numpy(dtype=float)[mask], pb[col].to_numpy(dtype=float)[mask], cl, hib, spec)
+                    if r.n == 0:
+                        continue
+                    rows.append({"a": a, "b": b, "category": category, "metric": col, **asdict(r),
+                                 "higher_is_better": hib, "ci_method": spec.caption()})
+        out = pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+        out.attrs["caption"] = f"paired over the same probes; A − B; {spec.caption()}"
+        return out
+
+    def compare_all(self, reference: str, metrics: list[str] | None = None, by_category: bool = False) -> pd.DataFrame:
+        """Every other strategy (as A) against ``reference`` (as B), paired: one :meth:`compare` each."""
+        others = [s for s in (self.strategies or sorted(set(self.probes["strategy"]))) if s != reference]
+        frames = [self.compare(s, reference, metrics=metrics, by_category=by_category) for s in others]
+        out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COMPARE_COLUMNS)
+        out.attrs["caption"] = f"each strategy (A) against {reference} (B), paired over the same probes; {self.bootstrap.caption()}"
+        return out
+
+
+COST_COLUMNS = {
+    "context_tokens": "memory context tokens injected for the probe (cl100k)",
+    "retrieval_latency_s": "seconds inside the store's search calls for the probe",
+    "retrieval_total_s": "seconds assembling the probe's memory context (embedding, search, reranking)",
+    "answer_latency_s": "seconds spent answering the probe",
+}
+"""Per-probe costs reported beside the metrics (means, no interval)."""
+
+COMPARE_COLUMNS = ["a", "b", "category", "metric", "n", "conversations", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
+                   "a_only", "b_only", "verdict", "higher_is_better", "ci_method"]
+
+
+def _nanmean(values: pd.Series | np.ndarray) -> float:
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    return float(x.mean()) if x.size else float("nan")
 
 
 def load_run(path: str | Path) -> RunResults:

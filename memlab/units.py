@@ -224,7 +224,7 @@ class UnitPlayer:
 
     def _ask(self, strategy: Any, probe: Probe, event: TurnEvent, base: dict[str, Any], texts: list[str],
              tracker: SurvivalTracker) -> None:
-        from memlab.metrics import gold_present
+        from memlab.scoring import gold_written
         from memlab.roles.program import RoleFailure
 
         now = probe.asked_at or event.timestamp
@@ -253,7 +253,7 @@ class UnitPlayer:
             original_category=probe.original_category, question=probe.question, gold=gold, gold_match=probe.gold_match,
             superseded=probe.superseded, forbidden=probe.forbidden, abstain=probe.abstain, evidence=probe.evidence,
             asked_at=now.isoformat(),
-            gold_written=bool(gold) and any(gold_present(t, gold, probe.gold_match) for t in texts) if gold else None,
+            gold_written=gold_written(gold, probe.gold_match, texts) if gold else None,
             context=text, context_tokens=count_tokens(text), context_lines=len(ctx.lines), context_items=ctx.items(),
             context_source_turn_ids=sorted(sources), answer=result.answer, error=result.error, judge=judge,
             retrieval_latency_s=round(ctx.retrieval_latency_s, 6), retrieval_total_s=round(ctx.retrieval_total_s, 6),
@@ -297,7 +297,7 @@ class SurvivalTracker:
             self.latest[comp.component] = (comp, invocation)
 
     def survival(self, probe: Probe, invocation: int, context_sources: set[str], gold: list[list[str]]) -> list[EvidenceSurvival]:
-        from memlab.metrics import gold_present
+        from memlab.scoring import gold_present
 
         out = []
         evidence = set(probe.evidence)

@@ -1,0 +1,15 @@
+"""Model-free scoring primitives: normalisation, matching, abstention detection, gold attestation.
+
+This package is the yardstick, so it depends on nothing it measures: it never imports the
+models, the roles, the offline stand-in or the strategies (a test checks it). Tuning the system
+under test can therefore never move the metrics.
+"""
+
+from memlab.scoring.abstention import is_abstention
+from memlab.scoring.answers import normalize_answer, token_f1
+from memlab.scoring.attestation import gold_written
+from memlab.scoring.matching import any_gold_form, contains, gold_present, part_present
+from memlab.scoring.values import canonical, canonical_tokens
+
+__all__ = ["any_gold_form", "canonical", "canonical_tokens", "contains", "gold_present", "gold_written",
+           "is_abstention", "normalize_answer", "part_present", "token_f1"]

@@ -1,0 +1,98 @@
+"""Value normalisation: one spelling per value, on both sides of every match."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlab.scoring import canonical, contains, gold_present, normalize_answer, token_f1
+
+
+@pytest.mark.parametrize("context", ["[2023-05-08] Maria: we signed the lease", "on May 8th, 2023 we signed",
+                                     "signed 8 May 2023", "the 8th of May, 2023", "signed 2023/05/08",
+                                     "signed Monday, 8 May, 2023"])
+def test_a_full_date_gold_matches_every_unambiguous_spelling(context: str) -> None:
+    assert contains(context, "8 May 2023")
+    assert contains(context, "May 8, 2023")
+
+
+def test_numeric_dates_are_read_only_when_unambiguous() -> None:
+    assert contains("paid on 13/05/2023", "13 May 2023")  # 13 cannot be a month: day first
+    assert contains("paid on 05/13/2023", "May 13, 2023")  # month first
+    assert contains("paid on 05/05/2023", "5 May 2023")  # same either way
+    assert not contains("paid on 04/05/2023", "4 May 2023")  # 4 April or 5 April? not read
+    assert not contains("paid on 04/05/2023", "5 April 2023")
+    assert contains("paid on 04/05/2023", "04/05/2023")  # the literal form still matches itself
+
+
+def test_month_year_and_year_golds_match_finer_dates_but_not_other_dates() -> None:
+    assert contains("[2023-05-08] moved", "May 2023")
+    assert contains("moved on 8 May 2023", "2023")
+    assert not contains("moved on 8 June 2023", "May 2023")
+    assert not contains("moved in May 2024", "May 2023")
+    assert not contains("moved in May", "8 May 2023")  # the year is missing: not the same value
+
+
+def test_invalid_calendar_dates_are_not_dates() -> None:
+    assert canonical("31 Feb 2023") != canonical("3 March 2023")
+    assert "m02" not in canonical("31 Feb 2023")
+
+
+def test_may_and_march_need_a_year_ordinal_or_of_to_be_months() -> None:
+    assert canonical("you may 2 times") == "you may 2 times"
+    assert canonical("may 5th") == canonical("5th of May") == "m05 d05"
+    assert canonical("May 5, 2021") == "2021 m05 d05"
+
+
+@pytest.mark.parametrize(("gold", "text"), [
+    ("three", "she has 3 cats"), ("3", "she has three cats"), ("1,200", "about 1200 people"),
+    ("1200", "about 1,200 people"), ("twenty-one", "she turned 21"), ("105", "one hundred and five pages"),
+    ("1.5", "it took 1.50 hours"), ("50%", "a 50 percent discount"), ("2nd", "came 2 in the race"),
+])
+def test_numbers_match_in_any_spelling(gold: str, text: str) -> None:
+    assert contains(text, gold)
+
+
+def test_number_words_do_not_merge_separate_numbers_or_wrong_values() -> None:
+    assert canonical("one two") == "1 2"
+    assert canonical("ten one") == "10 1"
+    assert not contains("she has 30 cats", "three")
+    assert not contains("12 people", "1,200")
+
+
+@pytest.mark.parametrize(("gold", "text"), [
+    ("5 km", "ran 5 kilometres"), ("5 kilometers", "ran 5km"), ("2 kg", "weighs two kilograms"),
+    ("90 minutes", "lasted 90 min"), ("3 hours", "a 3 hr drive"), ("6 feet", "6 ft tall"),
+])
+def test_units_written_out_match_their_symbols(gold: str, text: str) -> None:
+    assert contains(text, gold)
+
+
+def test_units_only_after_a_number_and_not_across_values() -> None:
+    assert not contains("ran 5 miles", "5 km")
+    assert canonical("the metre is a unit") == "metre is unit"  # no number before: a word, not a unit
+
+
+def test_squad_normalisation_is_kept() -> None:
+    assert normalize_answer("The Golden-Retriever!") == "golden retriever"
+    assert contains("she adopted the Golden Retriever.", "a golden retriever")
+    assert not contains("Lisbonne is not it", "Lisbon")
+
+
+def test_token_f1_uses_value_normalised_tokens() -> None:
+    assert token_f1("three kilometres", "3 km") == 1.0
+    assert 0 < token_f1("a retriever", "golden retriever") < 1
+    assert token_f1("Porto", "Lisbon") == 0.0
+    assert token_f1("", "") == 1.0 and token_f1("", "x") == 0.0
+
+
+def test_gold_match_must_be_any_or_all() -> None:
+    with pytest.raises(ValueError, match="gold_match"):
+        gold_present("x", [["x"]], "some")
+
+
+def test_a_month_name_gold_matches_dates_in_that_month_but_not_the_verb():
+    assert contains("[2023-05-08] we moved", "May")
+    assert contains("we moved in May 2023", "May")
+    assert contains("the wedding is in june", "June")
+    assert not contains("you may go now", "May")
+    assert not contains("we moved in June 2023", "May")
