@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="total dataset tokens per scaled copy (the unscaled dataset is always included)")
     ap.add_argument("--strategies", nargs="+", default=["full_context", "recent_window", "fact_rag", "message_rag"])
     ap.add_argument("--limit", type=int, default=None, help="first N conversations only")
-    ap.add_argument("--model", default=None, help="OpenAI-compatible model name (default: the heuristic model)")
+    ap.add_argument("--model", default=None, help="OpenAI-compatible model name (default: the offline stand-in model)")
     ap.add_argument("--model-base-url", default=None)
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             scale_file(args.dataset, n, path)
             print(f"scaled {args.dataset} → {path} ({time.perf_counter() - t0:.1f} s)")
         datasets.append(str(path))
-    model = {"provider": "heuristic"}
+    model = {"provider": "offline"}
     if args.model or args.model_base_url:
         model = {"provider": "openai", "model": args.model or "gpt-4o-mini", "base_url": args.model_base_url}
     config = RunConfig.model_validate({

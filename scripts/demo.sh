@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install memlab and run the default comparison (offline, heuristic model, embedded Chroma).
+# Install memlab and run the default comparison (offline, offline stand-in model, embedded Chroma).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh

@@ -46,7 +46,7 @@ def test_a_dspy_optimizer_compiles_a_role_and_its_demos_reach_the_model():
 def test_per_role_models_route_each_purpose(tmp_path):
     cfg = RunConfig.model_validate({
         "datasets": ["datasets/starter.yaml"], "strategies": [{"name": "no_memory"}], "embedding_cache": None,
-        "model": {"provider": "heuristic"},
+        "model": {"provider": "offline"},
         "models": {"answer": {"provider": "openai", "model": "answerer-x", "base_url": "http://127.0.0.1:9/v1"}}})
     bench = Workbench(cfg, {}, {}, run_dir=tmp_path, run_uid="u")
     described = bench.models_manifest()

@@ -1,4 +1,4 @@
-"""The model layer: one chat interface, OpenAI-compatible / heuristic / record-replay backends.
+"""The model layer: one chat interface, OpenAI-compatible / offline / record-replay backends.
 
 docs/models.md is the contract: tool calling, retries, circuit breaker, rate limiter,
 record/replay and redaction.

@@ -1,6 +1,6 @@
 """The one chat-model interface every LLM role goes through, and the model registry.
 
-A :class:`ModelSpec` names a provider (``heuristic`` or ``openai`` — any OpenAI-compatible
+A :class:`ModelSpec` names a provider (``offline`` — the stand-in in memlab/offline — or ``openai`` — any OpenAI-compatible
 endpoint: OpenAI, vLLM, Ollama, llama.cpp server), how to treat the endpoint (timeouts,
 retries, rate limits, circuit breaker) and optionally a record/replay cache. The resolved
 spec (defaults filled in, never the key itself, credentials in ``base_url`` redacted) goes
@@ -49,7 +49,7 @@ class ModelSpec(BaseModel):
     """Which model answers the LLM roles. Secrets are read from ``api_key_env``, never stored."""
 
     model_config = ConfigDict(extra="forbid")
-    provider: str = "heuristic"
+    provider: str = "offline"
     model: str | None = None
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
@@ -77,7 +77,6 @@ class ModelSpec(BaseModel):
 
 
 MODELS: Registry[Any] = Registry("model provider")
-MODELS.register("heuristic", "memlab.llm.heuristic_model:HeuristicChatModel.from_spec")
 MODELS.register("offline", "memlab.llm.offline_model:OfflineChatModel.from_spec")
 MODELS.register("openai", "memlab.llm.openai_model:OpenAIChatModel.from_spec")
 

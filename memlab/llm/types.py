@@ -82,8 +82,8 @@ ToolChoice = Literal["auto", "none", "required"] | str
 
 
 class ChatRequest(BaseModel):
-    """One chat completion request. ``signature``/``inputs`` name the role and its structured inputs:
-    API models ignore them (they see ``messages``); the heuristic model answers from them.
+    """One chat completion request. ``signature`` names the role (a label for records and replay
+    diagnostics); every model — the offline one included — answers from ``messages`` alone.
 
     ``messages`` are OpenAI chat messages, so besides ``role``/``content`` they may carry an
     assistant's ``tool_calls`` or a ``tool`` message's ``tool_call_id``.
@@ -94,7 +94,6 @@ class ChatRequest(BaseModel):
     temperature: float = 0.0
     max_tokens: int | None = None
     signature: str | None = None
-    inputs: dict[str, Any] | None = None
     output_fields: list[str] = Field(default_factory=list)
     tools: list[ToolSpec] = Field(default_factory=list)
     tool_choice: ToolChoice | None = None

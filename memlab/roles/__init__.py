@@ -1,1 +1,1 @@
-"""LLM roles: DSPy signatures, the program that runs them, and their heuristic implementations."""
+"""LLM roles: DSPy signatures and the program that runs them (any model; the offline one in memlab/offline)."""

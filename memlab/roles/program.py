@@ -50,7 +50,6 @@ class _CallState:
     role object can serve many threads at once)."""
 
     record: CallRecord
-    inputs: dict[str, Any]
     signature: str
     output_fields: list[str]
     correction: str | None = None
@@ -117,7 +116,7 @@ class MemlabEngine:
                 kwargs["tool_choice"] = choice.allowed[0] if choice.allowed else choice.mode
         chat = ChatRequest(
             messages=messages, purpose=self.purpose, temperature=cfg.temperature or 0.0, max_tokens=cfg.max_tokens,
-            signature=state.signature if state else None, inputs=state.inputs if state else None,
+            signature=state.signature if state else None,
             output_fields=state.output_fields if state else [], **kwargs,
         )
         try:
@@ -216,8 +215,7 @@ class Role(dspy.Module):
     def forward(self, **inputs: Any) -> Outputs:
         record = CallRecord(call_id=calls.new_call_id(), purpose=self.purpose, signature=self.signature.__name__,
                             model=self.model.model_id, attempts=0)
-        state = _CallState(record, {k: v for k, v in inputs.items() if k in self.signature.input_fields},
-                           self.signature.__name__, self.output_fields)
+        state = _CallState(record, self.signature.__name__, self.output_fields)
         token = _current.set(state)
         t0 = time.perf_counter()
         last_error = "no attempt made"

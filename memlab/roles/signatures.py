@@ -2,8 +2,8 @@
 
 Every role runs through :class:`memlab.roles.program.Role`, which formats the signature with
 DSPy's ChatAdapter, sends it through the run's :class:`~memlab.llm.base.ChatModel` (OpenAI-
-compatible, heuristic, or record/replay) and parses the typed outputs. The heuristic model
-implements the same signatures by rules (``memlab.roles.heuristic``), so the offline default
+compatible, offline, or record/replay) and parses the typed outputs. The offline model
+(``memlab.offline``) reads the same ChatAdapter prompt a real model gets, so the offline default
 and a real LLM answer exactly the same questions with exactly the same prompts.
 """
 
