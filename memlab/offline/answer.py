@@ -42,7 +42,7 @@ MIN_COSINE = SAME_TOPIC
 "same topic" level the slot rule uses)."""
 CONFLICT_MARGIN = 0.1
 """Support gap within which two lines count as answering the same question (then the newer wins)."""
-SHORTLIST = 64
+SHORTLIST = 16
 """Lines embedded per probe at most: the best by lexical coverage (newest first on ties). A long
 history (full context) would otherwise cost an embedding of every line it holds."""
 TYPE_MATCH = 0.2
