@@ -127,6 +127,27 @@ def test_summary_reads_multi_line_messages_and_keeps_tool_values(sim: Similarity
     assert "T-77" in out and "Sam Reyes" in out and "Done" not in out
 
 
+class _CountingSimilarity(Similarity):
+    """Lexical similarity that records how many texts each embedding batch holds."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.batches: list[int] = []
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        self.batches.append(len(texts))
+        return super().embed(texts)
+
+
+def test_answer_on_a_long_history_embeds_a_bounded_shortlist() -> None:
+    from memlab.offline.answer import SHORTLIST
+
+    filler = [f"[2024-01-{1 + i % 28:02d}] Noor: The weather report number {i} said clouds." for i in range(400)]
+    ctx = "\n".join(filler[:200] + ["[2024-02-01] Noor: My landlord is called Mr. Haddad."] + filler[200:])
+    sim = _CountingSimilarity()
+    assert answer(ctx, "What is the name of Noor's landlord?", sim) == "Mr Haddad"
+    assert max(sim.batches) <= SHORTLIST + 1  # the question plus the shortlist
+
 def test_record_episode_is_extractive_goal_steps_outcome():
     from memlab.offline.episode import record_episode
 

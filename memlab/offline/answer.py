@@ -6,7 +6,8 @@ the span the question asks for, or abstain.
    speaker (so "I" matches a question about them). Sentences that assert nothing are dropped
    from a line: questions, one-off requests, and text aimed at the assistant's rules (injection).
    A fragment right after a question ("Graz." after "Where did you grow up?") is read together
-   with it. Each distinct line is read once per process (memoised), so a probe costs one scan.
+   with it. Each distinct line is read once per process (memoised), so a probe costs one scan
+   and one embedding batch of at most ``SHORTLIST`` lines (the best by lexical coverage).
 2. Support of a line = cosine(question, line) + idf-weighted coverage of the question's content
    words (a word on every line, like the user's own name, weighs almost nothing) + a bonus when
    the line holds a span of the type the question asks for (a date for "when"...).
@@ -41,6 +42,9 @@ MIN_COSINE = SAME_TOPIC
 "same topic" level the slot rule uses)."""
 CONFLICT_MARGIN = 0.1
 """Support gap within which two lines count as answering the same question (then the newer wins)."""
+SHORTLIST = 16
+"""Lines embedded per probe at most: the best by lexical coverage (newest first on ties). A long
+history (full context) would otherwise cost an embedding of every line it holds."""
 TYPE_MATCH = 0.2
 """Support bonus for holding the kind of span asked for: a line without a date cannot say when."""
 _LINE = re.compile(r"^(?:\[(?P<date>[^\]]+)\]\s*)?(?:(?P<speaker>[A-Z][\w .'-]{0,30}):\s+)?(?P<text>.+)$")
@@ -51,8 +55,9 @@ _NON_PERSON = ("assistant", "tool", "system")
 
 
 @functools.lru_cache(maxsize=200_000)
-def _read_line(raw: str, previous: str) -> tuple[str, str, str] | None:
-    """(date, text to embed, text to score and cut) of one context line, or None if it asserts nothing."""
+def _read_line(raw: str, previous: str) -> tuple[str, str, str, frozenset[str]] | None:
+    """(date, text to embed, text to score and cut, its content lemmas) of one context line, or
+    None if it asserts nothing."""
     m = _LINE.match(raw)
     if not m:
         return None
@@ -69,10 +74,10 @@ def _read_line(raw: str, previous: str) -> tuple[str, str, str] | None:
     if asked and len(words(text)) <= 4:
         text = f"{attribute(asked, person or 'the user', you=person or 'the user')} {text}"
     undated = raw[m.start("speaker") if speaker else m.start("text"):]
-    return date, undated, text
+    return date, undated, text, frozenset(content_lemmas(text))
 
 
-def _lines(context: str) -> list[tuple[str, str, str]]:
+def _lines(context: str) -> list[tuple[str, str, str, frozenset[str]]]:
     out, previous = [], ""
     for raw in context.splitlines():
         raw = raw.strip()
@@ -137,18 +142,21 @@ def answer(context: str, question: str, sim: Similarity) -> str:
     kind = question_type(question)
     asked = {w for n in names(question) for w in (n.lower(), *words(n))} | set(words(question))
     focus = content_lemmas(question)
-    docs = [content_lemmas(text) for _, _, text in lines]
-    idf = idf_weights(docs)
-    cos = sim.cosine(question, [undated for _, undated, _ in lines])
-    cover = [coverage(focus, d, idf) for d in docs]
+    idf = idf_weights([d for *_, d in lines])
+    cover = [coverage(focus, d, idf) for *_, d in lines]
+    if len(lines) > SHORTLIST:
+        keep = sorted(sorted(range(len(lines)), key=lambda i: (cover[i], i), reverse=True)[:SHORTLIST])
+        lines, cover = [lines[i] for i in keep], [cover[i] for i in keep]
+    docs = [d for *_, d in lines]
+    cos = sim.cosine(question, [undated for _, undated, _, _ in lines])
     support = [float(c) + v + (TYPE_MATCH if _typed_spans(kind, text, date, asked) else 0.0)
-               for c, v, (date, _, text) in zip(cos, cover, lines, strict=True)]
+               for c, v, (date, _, text, _) in zip(cos, cover, lines, strict=True)]
     best = max(support)
     pick = max((i for i, s in enumerate(support) if s >= best - CONFLICT_MARGIN), key=lambda i: (lines[i][0], i))
     topic = focus - {w.lower() for n in names(question) for w in words(n)}
     if not topic & docs[pick] and cos[pick] < MIN_COSINE:
         return ABSTAIN
-    date, _, text = lines[pick]
+    date, _, text, _ = lines[pick]
     return _span(kind, text, date, asked, focus)
 
 
