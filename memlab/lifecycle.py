@@ -10,8 +10,8 @@ the strategy code:
                             whose gold value is still in that summary (string match)
 ``wm_tokens_peak`` / ``wm_tokens_mean``  working-memory size after each turn (agents only)
 ``facts_per_invocation``    long-term fact writes (ADD + UPDATE, summaries excluded) per invocation
-``stated_never_stored``     share of probe evidence turns that no stored memory cites, among
-                            strategies that write long-term memory at all
+``stated_never_stored``     share of probe evidence turns that no stored memory cites, for
+                            strategies with a long-term extractor
 ``duplicate_writes``        ADDs whose normalised text repeats an earlier ADD of the namespace
 ``tokens_<purpose>``        model tokens (prompt + completion) per conversation, by purpose
 """
@@ -72,7 +72,8 @@ def lifecycle_table(res: Any, by: tuple[str, ...] = ("strategy",)) -> pd.DataFra
             row.update({f"tokens_{p}": float(v) for p, v in per.items()})
         rows[s] = row
     base = pd.DataFrame.from_dict(rows, orient="index")
-    per_probe = _probe_columns(probes, ops)
+    extracting = {s for s, spec in (res.manifest.get("strategies_resolved") or {}).items() if spec.get("extractor")}
+    per_probe = _probe_columns(probes, ops, extracting)
     if per_probe.empty:
         return base
     keys = list(by)
@@ -83,16 +84,17 @@ def lifecycle_table(res: Any, by: tuple[str, ...] = ("strategy",)) -> pd.DataFra
     return grouped.join(base, on="strategy", how="left")
 
 
-def _probe_columns(probes: pd.DataFrame, ops: pd.DataFrame) -> pd.DataFrame:
+def _probe_columns(probes: pd.DataFrame, ops: pd.DataFrame, extracting: set[str]) -> pd.DataFrame:
     """Per probe: survival (share of its folded evidence whose value survived) and the share of its
-    evidence turns that no stored memory cites (None for strategies that store nothing)."""
+    evidence turns that no stored memory cites (None for strategies without long-term extraction;
+    a strategy with an extractor that wrote nothing scores 1)."""
     if probes.empty:
         return pd.DataFrame()
     cited: dict[tuple[str, str, str], set[str]] = {}
-    writers: set[str] = set()
+    writers: set[str] = set(extracting)
     if not ops.empty:
         facts = ops[ops["op"].isin(WRITES) & (~ops["kind"].isin(NOT_FACTS))]
-        writers = set(facts["strategy"])
+        writers |= set(facts["strategy"])
         for (s, d, cid), g in facts.groupby(["strategy", "dataset", "conversation_id"]):
             cited[(s, d, cid)] = {t for ids in g["source_turn_ids"] for t in ids}
     rows = []

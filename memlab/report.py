@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab.lifecycle import LIFECYCLE_COLUMNS, lifecycle_table
 from memlab.metrics import METRICS
 from memlab.results import RunResults, load_run
 from memlab.stats import cluster_bootstrap
@@ -269,6 +270,25 @@ def plot_recall_vs_length(res: RunResults, table: pd.DataFrame, path: Path) -> P
     return path
 
 
+def print_lifecycle(res: RunResults, console: Any = None) -> pd.DataFrame:
+    """What each design did (compressions, working memory, writes, lost facts, tokens by purpose)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    frame = lifecycle_table(res)
+    console = console or Console(width=200)
+    table = Table(title="memory lifecycle (memlab.lifecycle)", title_style="bold")
+    table.add_column("strategy")
+    cols = [c for c in [*LIFECYCLE_COLUMNS, *sorted(c for c in frame.columns if c.startswith("tokens_"))] if c in frame.columns]
+    for c in cols:
+        table.add_column(c.replace("_", " "), justify="right")
+    for name, row in frame.iterrows():
+        table.add_row(str(name), *("–" if pd.isna(row[c]) else f"{row[c]:,.2f}" if abs(row[c]) < 100 else f"{row[c]:,.0f}"
+                                  for c in cols))
+    console.print(table)
+    return frame
+
+
 def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = False) -> dict[str, Path]:
     """Print the table and write metrics.csv, summary.csv, category_recall.csv, ceilings.csv and two
     PNG plots. Every CSV with intervals carries a ``ci_method`` column saying how they were made."""
@@ -299,6 +319,13 @@ def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = Fals
     for k, v in res.provenance().items():
         ceilings[k] = v
     ceilings.to_csv(out["ceilings"])
+    out["lifecycle"] = run_dir / "lifecycle.csv"
+    lifecycle = lifecycle_table(res)
+    for k, v in res.provenance().items():
+        lifecycle[k] = v
+    lifecycle.to_csv(out["lifecycle"], index_label="strategy")
+    if not quiet and (not res.compressions.empty or not res.agent_steps.empty):
+        print_lifecycle(res, console)
     plot_recall_vs_tokens(res, out["plot"])
     plot_category_recall(res, out["category_plot"])
     return out
