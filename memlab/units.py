@@ -20,7 +20,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -271,6 +271,7 @@ def turn_events(conv: Conversation) -> list[TurnEvent]:
     flat = conv.turns()
     speakers = conv.speakers
     evidence = {e for p in conv.probes for e in p.evidence}
+    within: Counter = Counter()
     out: list[TurnEvent] = []
     invocation, step = 0, 0
     for i, (session, turn) in enumerate(flat):
@@ -278,7 +279,10 @@ def turn_events(conv: Conversation) -> list[TurnEvent]:
             invocation += 1
             step = 0
         nxt = flat[i + 1][1] if i + 1 < len(flat) else None
-        out.append(TurnEvent(conv.id, conv.ns, session.id, turn, turn.timestamp or session.timestamp,
+        # turns without their own time are a microsecond apart, so "most recent" is the turn order
+        when = turn.timestamp or session.timestamp + timedelta(microseconds=within[session.id])
+        within[session.id] += 1
+        out.append(TurnEvent(conv.id, conv.ns, session.id, turn, when,
                              turn.speaker or speakers.get(turn.role, turn.role), invocation=invocation, step=step,
                              ends_invocation=nxt is None or nxt.role == "user",
                              oracle_facts=list(turn.facts) or ([turn.text] if turn.id in evidence else [])))
