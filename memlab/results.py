@@ -24,7 +24,6 @@ from memlab.records import check_format, upgrade_v1
 from memlab.recorder import read_jsonl
 from memlab.stats import Bootstrap, cluster_bootstrap, paired_compare
 
-UNIT = ["strategy", "dataset", "namespace"]
 
 
 @dataclass

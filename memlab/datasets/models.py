@@ -108,9 +108,6 @@ class Conversation(_Strict):
     def turns(self) -> list[tuple[Session, Turn]]:
         return [(s, t) for s in self.sessions for t in s.turns]
 
-    def turn_index(self) -> dict[str, int]:
-        return {t.id: i for i, (_, t) in enumerate(self.turns())}
-
 
 class Dataset(_Strict):
     name: str

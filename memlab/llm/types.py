@@ -8,7 +8,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-Purpose = Literal["agent", "extract", "gate", "consolidate", "summarize", "compress", "answer", "judge"]
 PURPOSES: tuple[str, ...] = ("agent", "extract", "gate", "consolidate", "summarize", "compress", "answer", "judge")
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

@@ -58,7 +58,6 @@ from memlab.memory.stores.base import NUL, StoreError, Where, where_without_nul,
 
 if TYPE_CHECKING:  # heavy optional deps are imported in the constructor
     import psycopg
-    from psycopg import sql as _sql_mod
 
 _TABLE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
 _COLS = "id, namespace, memory_type, content, metadata, source_turn_ids, created_at, updated_at, expires_at, valid"
