@@ -19,9 +19,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from memlab.llm.base import ModelSpec
+from memlab.llm.types import ROLE_PURPOSES
 from memlab.strategies.composed import StrategySpec, check_safe_name, resolve_spec, validate_store_spec
-
-ROLE_PURPOSES = ("agent", "extract", "gate", "consolidate", "summarize", "compress", "answer", "judge")
 
 
 class RunConfig(BaseModel):

@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-PURPOSES: tuple[str, ...] = ("agent", "extract", "gate", "consolidate", "summarize", "compress", "answer", "judge")
+ROLE_PURPOSES: tuple[str, ...] = ("agent", "extract", "gate", "consolidate", "summarize", "compress", "answer", "judge")
+"""The accounting purposes of model calls, and the per-role model keys of a config's ``models:``."""
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """OpenAI's rule for function names; checked here so a bad name fails before any request is sent."""

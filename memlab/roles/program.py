@@ -29,7 +29,7 @@ import dspy
 
 from memlab.llm import calls
 from memlab.llm.base import ChatModel
-from memlab.llm.types import CallRecord, ChatRequest, EndpointDown, ModelError
+from memlab.llm.types import ROLE_PURPOSES, CallRecord, ChatRequest, EndpointDown, ModelError
 from memlab.roles import signatures as sig
 
 CORRECTION = ("Your reply could not be parsed. Reply again, giving every output field between the "
@@ -254,8 +254,6 @@ class Role(dspy.Module):
         raise RoleFailure(f"{self.signature.__name__} ({self.purpose}) failed: {last_error}", record)
 
 
-ROLE_PURPOSES = ("agent", "extract", "gate", "consolidate", "summarize", "compress", "answer", "judge")
-"""Per-role model keys in a run config's ``models:`` (the accounting purposes)."""
 
 
 class MemoryRoles(dspy.Module):
