@@ -172,8 +172,11 @@ def load_dataset(path: str | Path) -> Dataset:
 
 
 def dataset_hash(ds: Dataset) -> str:
-    """Content hash of the dataset (formatting-independent): sha256 of canonical JSON."""
-    canon = json.dumps(ds.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Content hash of the dataset (formatting-independent): sha256 of canonical JSON of what the
+    file says — fields left at their defaults are omitted, so adding an optional field to the schema
+    does not move the hash of data that does not use it."""
+    canon = json.dumps(ds.model_dump(mode="json", exclude_defaults=True), sort_keys=True, separators=(",", ":"),
+                       ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
