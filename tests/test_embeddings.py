@@ -74,3 +74,24 @@ def test_two_caches_saving_one_file_keep_each_others_vectors(tmp_path):
     merged.embed(["only in run a", "only in run b"])
     assert merged.hits == 2 and merged.misses == 0
     assert not list(tmp_path.glob("*.tmp.npz"))
+
+
+def test_a_texts_vector_does_not_depend_on_its_batch_companions():
+    """Issue 12 (determinism): serial, parallel and Ray runs, and warm or cold caches, embed a text
+    together with different other texts; its vector must be the same bit for bit, or retrieval
+    ties can flip between executors. (A padded batch moved vectors by ~1e-8.)"""
+    e = MiniLMEmbedder(batch_size=4)
+    texts = REF["sentences"] + [s.upper() for s in REF["sentences"]] + ["short", "a much longer sentence " * 6]
+    together = e.embed(texts)
+    alone = np.stack([e.embed([t])[0] for t in texts])
+    reversed_order = e.embed(texts[::-1])[::-1]
+    assert np.array_equal(together, alone)
+    assert np.array_equal(together, reversed_order)
+
+
+def test_length_batches_group_equal_lengths_shortest_first():
+    from memlab.embeddings import length_batches
+
+    batches = length_batches([5, 3, 5, 3, 5, 9], batch_size=2)
+    assert batches == [[1, 3], [0, 2], [4], [5]]
+    assert sorted(i for b in batches for i in b) == list(range(6))
