@@ -13,13 +13,14 @@ persisted — embed each distinct text once.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -92,7 +93,8 @@ class MiniLMEmbedder:
     model_id = MINILM_ID
     dim = 384
 
-    def __init__(self, model_dir: str | Path | None = None, *, batch_size: int = 32, max_length: int = 256) -> None:
+    def __init__(self, model_dir: str | Path | None = None, *, batch_size: int = 32, max_length: int = 256,
+                 blas_threads: int | None = 1) -> None:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
@@ -106,15 +108,31 @@ class MiniLMEmbedder:
         self.tok.enable_truncation(max_length=max_length)
         self.tok.no_padding()
         self.batch_size = batch_size
+        self.blas_threads = blas_threads
+        self._blas: Any = None
+
+    def _blas_limit(self) -> Any:
+        """BLAS threads for the forward pass: one by default. Its matrices are small (a batch of
+        short texts × 384), so extra BLAS threads cost more in hand-offs than they give, and when
+        several workers share the cores — or other programs do — spinning BLAS threads slowed
+        embedding by an order of magnitude (benchmarks/embedding_bench.py). None: leave numpy's."""
+        if self.blas_threads is None:
+            return contextlib.nullcontext()
+        if self._blas is None:
+            from threadpoolctl import ThreadpoolController
+
+            self._blas = ThreadpoolController()
+        return self._blas.limit(limits=self.blas_threads, user_api="blas")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         encs = self.tok.encode_batch(list(texts))
         out = np.zeros((len(encs), self.dim), dtype=np.float32)
-        for idx in length_batches([len(e.ids) for e in encs], self.batch_size):
-            ids = np.array([encs[i].ids for i in idx], dtype=np.int64)
-            out[idx] = self._forward(ids)
+        with self._blas_limit():
+            for idx in length_batches([len(e.ids) for e in encs], self.batch_size):
+                ids = np.array([encs[i].ids for i in idx], dtype=np.int64)
+                out[idx] = self._forward(ids)
         return out
 
     def _forward(self, ids: np.ndarray) -> np.ndarray:
