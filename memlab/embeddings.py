@@ -92,6 +92,7 @@ class MiniLMEmbedder:
 
     model_id = MINILM_ID
     dim = 384
+    implementation = "numpy forward pass (memlab.embeddings)"
 
     def __init__(self, model_dir: str | Path | None = None, *, batch_size: int = 32, max_length: int = 256,
                  blas_threads: int | None = 1) -> None:
@@ -243,12 +244,26 @@ _shared_lock = threading.Lock()
 
 
 def shared_embedder(cache_path: str | Path | None = None) -> CachedEmbedder:
-    """The process-wide MiniLM embedder (loaded once, ~0.3 s) with its cache."""
+    """The process-wide MiniLM embedder (loaded once, ~0.3 s) with its cache: onnxruntime when
+    ``onnx`` and ``onnxruntime`` are installed (~5x faster), else the numpy pass."""
     key = str(cache_path or "")
     with _shared_lock:
         if key not in _shared:
-            _shared[key] = CachedEmbedder(MiniLMEmbedder(), cache_path)
+            _shared[key] = CachedEmbedder(_best_embedder(), cache_path)
         return _shared[key]
+
+
+def embedder_implementation() -> str:
+    """What :func:`shared_embedder` runs on this installation (for the manifest), without loading it."""
+    from memlab import embeddings_onnx
+
+    return (embeddings_onnx.OnnxMiniLMEmbedder if embeddings_onnx.available() else MiniLMEmbedder).implementation
+
+
+def _best_embedder() -> MiniLMEmbedder:
+    from memlab import embeddings_onnx
+
+    return embeddings_onnx.OnnxMiniLMEmbedder() if embeddings_onnx.available() else MiniLMEmbedder()
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:

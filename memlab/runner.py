@@ -27,7 +27,7 @@ from memlab.config import RunConfig, validate_config
 from memlab.datasets.io import dataset_hash, load_dataset
 from memlab.datasets.models import Dataset
 from memlab.datasets.stats import dataset_tokens
-from memlab.embeddings import MINILM_ID
+from memlab.embeddings import MINILM_ID, embedder_implementation
 from memlab.executors import UnitJob, make_executor
 from memlab.provenance import code_version, environment, git_info, package_versions
 from memlab.records import FORMAT_VERSION, UnitEvent, check_format
@@ -136,7 +136,7 @@ class Runner:
                 for p, ds in self.datasets
             ],
             "models": {},
-            "embedder": {"model": MINILM_ID, "implementation": "numpy forward pass (memlab.embeddings)", "dim": 384},
+            "embedder": {"model": MINILM_ID, "implementation": embedder_implementation(), "dim": 384},
             "tokenizer": "tiktoken cl100k_base",
             "git": git,
             "code_version": code_version(git),

@@ -14,7 +14,7 @@ REF = json.loads((Path(__file__).parent / "fixtures" / "minilm_reference.json").
 
 def test_matches_sentence_transformers_reference():
     # tests/fixtures/minilm_reference.json was produced once by sentence-transformers 6.2 on torch 2.13 (CPU)
-    vecs = shared_embedder().inner.embed(REF["sentences"])
+    vecs = MiniLMEmbedder().embed(REF["sentences"])  # the numpy pass (the fallback without onnxruntime)
     ref = np.array(REF["embeddings"], dtype=np.float32)
     assert vecs.shape == ref.shape == (len(REF["sentences"]), 384)
     cos = (vecs * ref).sum(axis=1)
@@ -95,3 +95,27 @@ def test_length_batches_group_equal_lengths_shortest_first():
     batches = length_batches([5, 3, 5, 3, 5, 9], batch_size=2)
     assert batches == [[1, 3], [0, 2], [4], [5]]
     assert sorted(i for b in batches for i in b) == list(range(6))
+
+
+def test_onnxruntime_pass_matches_the_reference_and_is_batch_invariant():
+    """Issue 12: the onnxruntime embedder (graph built from the shipped weights) must give the
+    reference vectors, agree with the numpy pass, and — like it — not depend on batch companions."""
+    from memlab.embeddings_onnx import OnnxMiniLMEmbedder
+
+    e = OnnxMiniLMEmbedder()
+    vecs = e.embed(REF["sentences"])
+    ref = np.array(REF["embeddings"], dtype=np.float32)
+    assert (vecs * ref).sum(axis=1).min() > 0.99999
+    assert np.abs(vecs - MiniLMEmbedder().embed(REF["sentences"])).max() < 1e-5
+    texts = REF["sentences"] + ["short", "a much longer sentence " * 6]
+    assert np.array_equal(e.embed(texts), np.stack([e.embed([t])[0] for t in texts]))
+    assert e.embed([]).shape == (0, 384)
+
+
+def test_the_shared_embedder_is_the_faster_onnxruntime_pass_when_installed():
+    from memlab.embeddings import embedder_implementation
+    from memlab.embeddings_onnx import OnnxMiniLMEmbedder, available
+
+    assert available()  # onnx + onnxruntime are part of the dev install (memlab[fast])
+    assert isinstance(shared_embedder().inner, OnnxMiniLMEmbedder)
+    assert embedder_implementation() == OnnxMiniLMEmbedder.implementation
