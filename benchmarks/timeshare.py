@@ -28,6 +28,7 @@ class TimeShare:
 
     def __enter__(self) -> TimeShare:
         from memlab.embeddings import MiniLMEmbedder
+        from memlab.embeddings_onnx import OnnxMiniLMEmbedder
         from memlab.llm.heuristic_model import HeuristicChatModel
         from memlab.llm.openai_model import OpenAIChatModel
         from memlab.memory.stores.chroma import ChromaStore
@@ -38,6 +39,7 @@ class TimeShare:
         self._wrap(HeuristicChatModel, "complete", "model")
         self._wrap(OpenAIChatModel, "complete", "model")
         self._wrap(MiniLMEmbedder, "embed", "embedding")
+        self._wrap(OnnxMiniLMEmbedder, "embed", "embedding")
         for store in (InMemoryStore, ChromaStore):
             for name in ("add", "get", "update", "delete", "search", "list", "count", "reset"):
                 if name in store.__dict__:
