@@ -35,6 +35,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.cache_mode:
             model["cache"] = {"mode": args.cache_mode, "path": args.cache_path or model["cache"].get("path")}
         overrides["model"] = model
+    if args.workers is not None or args.executor or args.ray_address:
+        executor = load_config(args.config).executor.model_dump()  # the flags override the config's block field by field
+        if args.workers is not None:
+            executor["workers"] = args.workers
+        if args.executor:
+            executor["type"] = args.executor
+        elif args.ray_address:
+            executor["type"] = "ray"
+        if args.ray_address:
+            executor["ray_address"] = args.ray_address
+        overrides["executor"] = executor
     config = load_config(args.config, overrides)
     t0 = time.perf_counter()
     runner = Runner(config, run_dir=args.resume or args.run_dir, resume=bool(args.resume), progress=not args.no_progress)
@@ -195,6 +206,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (key from $OPENAI_API_KEY)")
     p.add_argument("--cache-mode", choices=["off", "record", "replay", "replay-strict"], help="record/replay model calls")
     p.add_argument("--cache-path", help="the record/replay JSONL file")
+    p.add_argument("--workers", type=_positive_int, help="units played at once (default from config: 1)")
+    p.add_argument("--executor", choices=["auto", "serial", "processes", "threads", "ray"],
+                   help="how units run: auto picks serial (1 worker), threads (endpoint models) or processes")
+    p.add_argument("--ray-address", help="run units as tasks on this Ray cluster (implies --executor ray)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(fn=_cmd_run)
 

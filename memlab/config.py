@@ -23,6 +23,35 @@ from memlab.llm.types import ROLE_PURPOSES
 from memlab.strategies.composed import StrategySpec, check_safe_name, resolve_spec, validate_store_spec
 
 
+EXECUTOR_TYPES = ("auto", "serial", "processes", "threads", "ray")
+
+
+class ExecutorSpec(BaseModel):
+    """How units are run (docs/scale.md). Not part of the run's fingerprint: a run may be resumed
+    with other workers or another executor, and gives the same metrics either way."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: str = Field(default="auto", description="auto | serial | processes | threads | ray")
+    workers: int = Field(default=1, ge=1, description="Units played at once (ray: 1 = as many as the cluster has CPUs).")
+    ray_address: str | None = Field(default=None, description="Ray cluster to join (`auto`, `ray://host:10001`); None starts a local Ray.")
+
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, v: str) -> str:
+        if v not in EXECUTOR_TYPES:
+            raise ValueError(f"unknown executor {v!r}; one of: {', '.join(EXECUTOR_TYPES)}")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ExecutorSpec:
+        if self.type == "serial" and self.workers > 1:
+            raise ValueError(f"the serial executor plays one unit at a time (workers: {self.workers}); "
+                             "use type processes, threads or auto")
+        if self.ray_address and self.type != "ray":
+            raise ValueError(f"ray_address is given but the executor is {self.type!r}; set type: ray")
+        return self
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = "run"
@@ -43,6 +72,7 @@ class RunConfig(BaseModel):
         default=None, description="Headline metrics to print and export (names from `memlab components`); None: all.")
     embedding_cache: str | None = Field(default=".memlab/embeddings.npz", description="Persistent embedding cache (None: in memory).")
     output_dir: str = "results"
+    executor: ExecutorSpec = Field(default_factory=ExecutorSpec, description="Serial, parallel or Ray execution of units.")
 
     @field_validator("name")
     @classmethod

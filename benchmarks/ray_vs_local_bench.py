@@ -1,0 +1,65 @@
+"""Benchmark 3 (issue 12): the same config run serially, with local processes and on Ray.
+
+A small LoCoMo-like dataset (generated facts padded by the length scaler, as in
+``locomo_scale_bench.py``; ``--conversations`` × ``--tokens``) through the bounds and two
+long-term presets on the default config's model, with a cold embedding cache each time. Prints
+each executor's wall time (Ray's includes starting a local Ray, as a first run on a laptop
+would) and whether its metrics equal the serial run's to the last digit. ``--ray-address``
+runs the Ray leg on an existing cluster instead. One command::
+
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/ray_vs_local_bench.py [--workers 2 --ray-address auto]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+STRATEGIES = ["no_memory", "full_context", "message_rag", "fact_rag"]
+
+
+def main() -> None:
+    from locomo_scale_bench import build
+
+    from memlab.config import RunConfig, load_config
+    from memlab.results import load_run
+    from memlab.runner import Runner
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--conversations", type=int, default=4)
+    ap.add_argument("--tokens", type=int, default=4000)
+    ap.add_argument("--probes", type=int, default=10)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--ray-address")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="memlab-bench3-"))
+    try:
+        dataset = build(work, args.conversations, args.tokens, args.probes)
+        model = load_config("evals/default.yaml").model.model_dump(mode="json")
+        executors = {"serial": {"type": "serial"}, "processes": {"type": "processes", "workers": args.workers},
+                     "ray": {"type": "ray", "workers": args.workers, "ray_address": args.ray_address}}
+        summaries = {}
+        for name, executor in executors.items():
+            cfg = RunConfig.model_validate({
+                "name": name, "datasets": [str(dataset)], "output_dir": str(work / "runs"), "bootstrap": 0,
+                "embedding_cache": str(work / f"emb-{name}.npz"), "model": model,
+                "strategies": [{"name": s} for s in STRATEGIES], "executor": executor})
+            t0 = time.perf_counter()
+            run = load_run(Runner(cfg, progress=False).run())
+            wall = time.perf_counter() - t0
+            summary = run.summary()
+            summaries[name] = summary.drop(columns=[c for c in summary.columns if "latency" in c or c.endswith("_s") or "wall" in c])
+            same = summaries[name].equals(summaries["serial"])
+            print(f"{name:<10} {wall:7.1f} s   status {run.manifest['status']}   identical metrics to serial: {same}", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
