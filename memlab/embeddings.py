@@ -180,6 +180,9 @@ class CachedEmbedder:
         self.inner = inner
         self.model_id = inner.model_id
         self.dim = inner.dim
+        # vectors of the numpy and onnxruntime passes differ in the 7th digit: a cache filled by one
+        # must not answer for the other, or a manifest's "implementation" would not be what happened
+        self._key_prefix = f"{self.model_id}\x00{getattr(inner, 'implementation', '')}"
         self.path = Path(path) if path else None
         self._cache: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
@@ -204,7 +207,7 @@ class CachedEmbedder:
         return {k: v for k, v in cache.items() if getattr(v, "shape", None) == (self.dim,)}
 
     def key(self, text: str) -> str:
-        return hashlib.sha256(f"{self.model_id}\x00{text}".encode()).hexdigest()[:32]
+        return hashlib.sha256(f"{self._key_prefix}\x00{text}".encode()).hexdigest()[:32]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         keys = [self.key(t) for t in texts]
