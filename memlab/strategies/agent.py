@@ -87,7 +87,7 @@ class ReactAgent(Component):
     def on_turn(self, event: TurnEvent, state: StrategyState) -> None:
         if event.invocation != self.invocation_index:
             self._start_invocation(event, state)
-        self.memory.add(Entry(event.line, [event.turn.id]))
+        self.memory.add(Entry(_step_line(event), [event.turn.id]))
         self.step += 1
         self._run_rounds(state)
         comp = self.memory.maybe_compress()  # automatic triggers (agent_driven compresses inside the loop)
@@ -103,7 +103,7 @@ class ReactAgent(Component):
         self.step = 0
         if state.assemble_context is not None:
             ctx = state.assemble_context(Query(event.turn.text, event.timestamp, self.env.embedder))
-            self.context_text = ctx.text
+            self.context_text = ctx.agent_text()
         else:
             self.context_text = ""
 
@@ -201,3 +201,11 @@ def _calls(out: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     calls = out.get("tool_calls")
     items = getattr(calls, "tool_calls", None) or []
     return [(c.name, dict(c.args or {})) for c in items]
+
+
+def _step_line(event: TurnEvent) -> str:
+    """A scripted step as it enters working memory, labelled by role (``user: Ana: …``,
+    ``assistant: …``, ``tool: weather: …``) so the agent knows who said what."""
+    from memlab.strategies.extraction import speaker_label
+
+    return f"{speaker_label(event)}: {event.turn.text}"

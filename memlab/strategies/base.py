@@ -54,6 +54,8 @@ class ContextLine:
     source_turn_ids: list[str] = field(default_factory=list)
     kind: str = "message"
     score: float | None = None
+    item_id: str | None = None
+    """The stored memory this line shows (an agent sees it, to update or delete that memory)."""
 
 
 @dataclass
@@ -84,6 +86,16 @@ class MemoryContext:
     @property
     def lines(self) -> list[ContextLine]:
         return [line for s in self.sections for line in s.lines]
+
+    def agent_text(self) -> str:
+        """The context as an agent sees it: like :attr:`text`, with stored memories prefixed by
+        their ids (``[id] text``) so the agent can name them in update_fact / delete_fact."""
+        parts = []
+        for s in self.sections:
+            if s.lines:
+                body = "\n".join(f"[{line.item_id}] {line.text}" if line.item_id else line.text for line in s.lines)
+                parts.append(f"## {s.title}\n{body}")
+        return "\n\n".join(parts)
 
     def items(self) -> list[dict[str, Any]]:
         """Line by line, with section and provenance: what content-preserving recall is scored on."""

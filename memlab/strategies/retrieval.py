@@ -48,7 +48,7 @@ class Retriever(Component):
     def context_sections(self, query: Query, state: StrategyState) -> list[ContextSection]:
         hits = self.retrieve(state.store, state.namespace, query)
         lines = [ContextLine(text=memory_line(h.item), source_turn_ids=list(h.item.source_turn_ids), kind=h.item.kind,
-                             score=h.score) for h in hits]
+                             score=h.score, item_id=h.item.id) for h in hits]
         return [ContextSection(self.section_title, lines)]
 
     def tools(self, state: StrategyState) -> list[MemoryTool]:
