@@ -356,3 +356,13 @@ def build_strategy(spec: StrategySpec | dict[str, Any], env: BuildEnv, namespace
 
 __all__ = ["PRESETS", "ComposedStrategy", "StrategySpec", "build_strategy", "describe_components", "resolve_spec",
            "RegistryError", "check_safe_name", "validate_store_spec"]
+PRESETS.register("agent_memory_pg", {
+    "description": "Seed 004: regex extraction every 10 messages (no model), the newest 20 memories injected grouped "
+                   "by type, the last 40 messages, a substring search tool, TTL expiry and a FIFO cap of 1000, on Postgres.",
+    "short_term": {"type": "recent_window", "n": 40},
+    "extractor": {"type": "pattern", "every": 10},
+    "consolidator": {"type": "append"},
+    "lifecycle": {"type": "ttl_fifo", "max_items": 1000},
+    "store": {"type": "postgres"},
+    "retriever": {"type": "recent_by_type", "k": 20},
+})
