@@ -112,3 +112,14 @@ def _episode(v: dict[str, Any], env: Env) -> Reply:
     from memlab.offline import episode
 
     return Reply(episode.record_episode(_s(v, "transcript")))
+
+
+@role("SummarizeWithEntities", "previous_summary messages entity_memory", "conversation_memory entities")
+def _summarize_entities(v: dict[str, Any], env: Env) -> Reply:
+    from memlab.offline import entities
+
+    previous = _s(v, "previous_summary")
+    previous = "" if previous.strip().lower() == "no previous conversation" else previous
+    graph = v.get("entity_memory") if isinstance(v.get("entity_memory"), list) else []
+    return Reply({"conversation_memory": summary.summarize(previous, _s(v, "messages"), env.sim),
+                  "entities": entities.update_graph(_s(v, "messages"), graph)})

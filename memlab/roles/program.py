@@ -287,6 +287,7 @@ class MemoryRoles(dspy.Module):
         self.compress = Role(sig.Summarize, pick("compress"), "compress")
         self.answer = Role(sig.AnswerFromMemory, pick("answer"), "answer")
         self.agent_step = Role(sig.AgentStep, pick("agent"), "agent", native_tools=native_tools)
+        self.summarize_entities = Role(sig.SummarizeWithEntities, pick("summarize"), "summarize")
         judge = judge_model or models.get("judge")
         self.judge = Role(sig.JudgeAnswer, judge, "judge") if judge is not None else None
 

@@ -141,7 +141,45 @@ class JudgeAnswer(dspy.Signature):
     abstained: bool = dspy.OutputField()
 
 
+
+class EntityRelationship(BaseModel):
+    """A weighted edge of the entity graph, from the node that carries it to ``targetId``."""
+
+    targetId: str
+    relationship: str
+    strength: float
+    """0..1: how strongly the conversation ties the two entities."""
+
+
+class EntityNode(BaseModel):
+    """One node of the entity graph (seed 002's EntityNode)."""
+
+    id: str
+    type: Literal["person", "place", "concept", "event", "task", "other"]
+    name: str
+    description: str
+    properties: dict[str, str | int | float | bool | None] = {}
+    relationships: list[EntityRelationship] = []
+
+
+class SummarizeWithEntities(dspy.Signature):
+    """Update the two kinds of memory of a conversation from its latest messages.
+    Conversation memory: a concise narrative summary of the conversation so far — its flow, the
+    topics discussed and their context — that carries the previous summary forward.
+    Entity memory: the entity nodes (people, places, concepts, events, tasks, other) the latest
+    messages mention or change, each with a stable id (reuse the id of an entity already in the
+    graph), its type, name, what is known about it, key-value properties, and its relationships
+    to other entities by id with a strength from 0 to 1; update existing entities, add new ones,
+    and strengthen or weaken relationships according to the new information."""
+
+    previous_summary: str = dspy.InputField(desc="the conversation memory so far ('No previous conversation' at first)")
+    messages: str = dspy.InputField(desc="the latest messages since the last update, one per line with speaker")
+    entity_memory: list[EntityNode] = dspy.InputField(desc="the current entity graph")
+    conversation_memory: str = dspy.OutputField(desc="the updated narrative summary")
+    entities: list[EntityNode] = dspy.OutputField(desc="new or updated entity nodes (JSON array)")
+
 SIGNATURES: dict[str, type[dspy.Signature]] = {
     cls.__name__: cls for cls in (ExtractFacts, ExtractFromTranscript, ShouldRemember, ReconcileMemory, Summarize,
-                                  AnswerFromMemory, JudgeAnswer, AgentStep, RecordEpisode)
+                                  AnswerFromMemory, JudgeAnswer, AgentStep, RecordEpisode,
+                                  SummarizeWithEntities)
 }

@@ -366,3 +366,12 @@ PRESETS.register("agent_memory_pg", {
     "store": {"type": "postgres"},
     "retriever": {"type": "recent_by_type", "k": 20},
 })
+PRESETS.register("agent_chat", {
+    "description": "Seed 002: last 10 messages; every 5 message pairs one call updates the conversation summary and an "
+                   "entity graph (typed nodes, weighted relationships) merged by id; entities the question names retrieved.",
+    "short_term": {"type": "recent_window", "n": 10},
+    "extractor": {"type": "summary_entities", "every": 5},
+    "consolidator": {"type": "entity_merge", "merge": "replace"},
+    "store": {"type": "in_memory"},
+    "retriever": {"type": "entity_graph", "k": 8, "hops": 1},
+})

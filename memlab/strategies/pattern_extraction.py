@@ -22,6 +22,7 @@ from functools import cached_property
 from pydantic import Field, field_validator
 
 from memlab.strategies.base import TurnEvent
+import memlab.strategies.extraction  # noqa: F401  (declares the "extractor" slot)
 from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Candidate, StrategyState
 
