@@ -17,9 +17,9 @@ from memlab.strategies.slots import BuildEnv
 from memlab.units import turn_events
 
 
-def build(spec: dict[str, Any], model: Any = None) -> ComposedStrategy:
+def build(spec: dict[str, Any], model: Any = None, embedder: Any = None) -> ComposedStrategy:
     model = model if model is not None else make_model({"provider": "offline"})
-    env = BuildEnv(roles=MemoryRoles(model), embedder=shared_embedder(None), strategy_name=spec["name"],
+    env = BuildEnv(roles=MemoryRoles(model), embedder=embedder or shared_embedder(None), strategy_name=spec["name"],
                    make_store=lambda s: make_store(dict(s).pop("type"), **{k: v for k, v in s.items() if k != "type"}))
     return ComposedStrategy(resolve_spec(spec), env)
 
@@ -53,3 +53,26 @@ def play(strategy: ComposedStrategy, data: dict[str, Any], namespace: str = "tes
 
 def at(ts: str) -> datetime:
     return datetime.fromisoformat(ts)
+
+
+class TableEmbedder:
+    """Test double: each text's vector is set so its cosine to a reference direction is what the
+    test says (``cos[text]``); unlisted texts are orthogonal to everything listed."""
+
+    def __init__(self, cos: dict[str, float], dim: int = 8) -> None:
+        import numpy as np
+
+        self.cos, self.dim, self._np = cos, dim, np
+        self._extra: dict[str, int] = {}
+
+    def embed(self, texts: list[str]):
+        np = self._np
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            if t in self.cos:
+                c = self.cos[t]
+                out[i, 0], out[i, 1] = c, (1 - c * c) ** 0.5
+            else:
+                slot = self._extra.setdefault(t, 2 + len(self._extra) % (self.dim - 2))
+                out[i, slot] = 1.0
+        return out

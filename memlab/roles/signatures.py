@@ -178,8 +178,44 @@ class SummarizeWithEntities(dspy.Signature):
     conversation_memory: str = dspy.OutputField(desc="the updated narrative summary")
     entities: list[EntityNode] = dspy.OutputField(desc="new or updated entity nodes (JSON array)")
 
+
+class ClassifyMemory(dspy.Signature):
+    """Decide on the hot path whether the user's latest messages warrant creating a semantic memory:
+    a stable fact about the user, a preference, or a goal. DO NOT create a memory for questions about
+    you or your capabilities (meta questions), for one-off actions or requests, or for time-bound
+    events (today, tomorrow, this weekend, next week); nor for small talk. When one should be
+    created, write its summary as one short self-contained sentence about the user that keeps
+    names, numbers and dates, give its category, and rate its importance from 0 (trivial) to 1."""
+
+    recent_user_turns: list[str] = dspy.InputField(desc="the user's last 2-3 messages, oldest first; the last is the new one")
+    speaker: str = dspy.InputField(desc="who the user is (e.g. 'user: Maria')")
+    should_create: bool = dspy.OutputField()
+    category: Literal["fact", "preference", "goal"] = dspy.OutputField()
+    summary: str = dspy.OutputField(desc="the memory, one sentence (empty when none is created)")
+    importance: float = dspy.OutputField(desc="0..1")
+
+
+class SameFact(dspy.Signature):
+    """Do these two memories describe the same fact about the user — the same subject and attribute,
+    even if the value or the wording differs — so that the new one should be merged into the
+    existing one rather than stored beside it?"""
+
+    existing: str = dspy.InputField(desc="a stored memory")
+    new: str = dspy.InputField(desc="the candidate memory")
+    same: bool = dspy.OutputField()
+
+
+class ComposeSummaries(dspy.Signature):
+    """Merge a stored memory and a new memory about the same fact into one enriched memory: one or two
+    short sentences that keep every detail still true, and where the new memory changes a value,
+    state the new value and drop the old."""
+
+    existing: str = dspy.InputField(desc="the stored memory")
+    new: str = dspy.InputField(desc="the new memory")
+    summary: str = dspy.OutputField(desc="the merged memory")
+
 SIGNATURES: dict[str, type[dspy.Signature]] = {
     cls.__name__: cls for cls in (ExtractFacts, ExtractFromTranscript, ShouldRemember, ReconcileMemory, Summarize,
                                   AnswerFromMemory, JudgeAnswer, AgentStep, RecordEpisode,
-                                  SummarizeWithEntities)
+                                  SummarizeWithEntities, ClassifyMemory, SameFact, ComposeSummaries)
 }

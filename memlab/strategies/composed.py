@@ -375,3 +375,13 @@ PRESETS.register("agent_chat", {
     "store": {"type": "in_memory"},
     "retriever": {"type": "entity_graph", "k": 8, "hops": 1},
 })
+PRESETS.register("supervisor", {
+    "description": "Seed 001: hot-path classifier over the last 3 user messages → categorised memory; merge above "
+                   "cos 0.85, same-fact check from 0.60, recreate mode, low-importance creations dropped; vector top-10 "
+                   "reranked by similarity, importance, recency and pinning, top 5 injected.",
+    "short_term": {"type": "recent_window", "n": 10},
+    "extractor": {"type": "hot_path", "window": 3},
+    "consolidator": {"type": "thresholded_merge", "top_k": 5, "check_low": 0.60, "auto_update": 0.85, "mode": "recreate"},
+    "store": {"type": "in_memory"},
+    "retriever": {"type": "weighted_rerank", "top_k": 10, "top_n": 5},
+})
