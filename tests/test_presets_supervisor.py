@@ -123,7 +123,7 @@ def test_hot_path_gate_sees_the_last_user_turns_and_skips_the_do_not_create_case
             "I prefer window seats on planes."]
     ops = play(s, conversation([("2024-01-01T09:00:00", [m for t in msgs for m in (("user", t), ("assistant", "OK."))])]))
     assert len(seen) == 4 and seen[-1] == msgs[1:], "one call per user message over the last 3 user messages"
-    added = [o for o in ops if o.op is Op.ADD]
+    added = [o for o in ops if o.op is Op.ADD and o.kind != "episode"]
     assert [(o.kind, o.source_turn_ids[-1]) for o in added] == [("preference", "t7")]
     assert "window seats" in added[0].text
 
@@ -153,3 +153,46 @@ def test_rerank_weighs_pinned_and_importance_and_adds_a_now_line():
     top1 = strategy(top_n=1)
     assert len(top1.component("retriever").retrieve(top1.store, "test/c1",
                                                     Query("drinks?", at("2024-01-02T09:00:00"), top1.env.embedder))) == 1
+
+
+# -- episodic capture: cooldowns, daily cap, merge window, novelty ------------------------------------
+
+def _episodes(ops) -> list[tuple[str, str]]:
+    return [(o.op.value, o.source_turn_ids[-1]) for o in ops if o.kind == "episode"]
+
+
+def _day(ts: str, n: int, start: int = 0):
+    return (ts, [m for i in range(start, start + n) for m in (("user", f"I visited museum number {i} today."),
+                                                              ("assistant", "Nice."))])
+
+
+def test_episodes_wait_for_the_turn_cooldown():
+    s = build({"name": "s", "preset": "supervisor", "episodes": {"type": "capped", "cooldown_turns": 2,
+                                                                 "cooldown_minutes": 0, "merge_window_hours": 0}})
+    ops = play(s, conversation([_day("2024-01-01T09:00:00", 5)]))
+    assert _episodes(ops) == [("ADD", "t2"), ("ADD", "t6"), ("ADD", "t10")]
+
+
+def test_episodes_respect_the_daily_cap_and_the_minute_cooldown():
+    capped = build({"name": "s", "preset": "supervisor", "episodes": {"type": "capped", "cooldown_turns": 0,
+                                                                      "cooldown_minutes": 0, "max_per_day": 1,
+                                                                      "merge_window_hours": 0}})
+    ops = play(capped, conversation([_day("2024-01-01T09:00:00", 3), _day("2024-01-02T09:00:00", 3, 3)]))
+    assert _episodes(ops) == [("ADD", "t2"), ("ADD", "t8")], "one per day"
+    cooled = build({"name": "s", "preset": "supervisor", "episodes": {"type": "capped", "cooldown_turns": 0,
+                                                                      "cooldown_minutes": 60, "merge_window_hours": 0}})
+    ops = play(cooled, conversation([_day("2024-01-01T09:00:00", 2), _day("2024-01-01T09:30:00", 2, 2),
+                                     _day("2024-01-01T10:05:00", 1, 4)]))
+    assert _episodes(ops) == [("ADD", "t2"), ("ADD", "t10")], "nothing within 60 minutes of the last capture"
+
+
+def test_episodes_merge_within_the_window_only_when_novel_enough():
+    spec = {"type": "capped", "cooldown_turns": 0, "cooldown_minutes": 0, "merge_window_hours": 24}
+    merging = build({"name": "s", "preset": "supervisor", "episodes": {**spec, "novelty_min": 0.0}})
+    ops = play(merging, conversation([_day("2024-01-01T09:00:00", 3)]))
+    assert [op for op, _ in _episodes(ops)] == ["ADD", "UPDATE", "UPDATE"]
+    assert [it.kind for it in merging.store.list(merging.state.namespace)].count("episode") == 1
+    skipping = build({"name": "s", "preset": "supervisor", "episodes": {**spec, "novelty_min": 2.0}})
+    ops = play(skipping, conversation([_day("2024-01-01T09:00:00", 3)]))
+    assert [op for op, _ in _episodes(ops)] == ["ADD", "NOOP", "NOOP"]
+    assert all("novelty" in o.reason for o in ops if o.kind == "episode" and o.op is Op.NOOP)
