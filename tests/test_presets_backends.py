@@ -13,12 +13,12 @@ from tests.presets_support import at, build, conversation, play
 TEXTS = ["My name is Maria and I prefer window seats.", "My sister Anna lives in Lisbon.", "What can you do?",
          "I work at Siemens in Munich.", "Anna moved to Porto.", "I prefer aisle seats now.",
          "I want to run a marathon.", "Book me a table for tonight.", "I like jazz.", "Tom visited Anna in Porto.",
-         "I am a nurse.", "My favorite city is Porto."]
+         "I am a nurse.", "My favorite city is Porto.", "Anna is my colleague.", "Anna is not my colleague."]
 DATA = conversation([(f"2024-01-{d:02d}T09:00:00", [m for t in TEXTS[i:i + 3] for m in (("user", t), ("assistant", "OK."))])
-                     for d, i in ((1, 0), (3, 3), (6, 6), (9, 9))])
+                     for d, i in ((1, 0), (3, 3), (6, 6), (9, 9), (12, 12))])
 
 
-@pytest.mark.parametrize("preset", ["supervisor", "agent_chat", "agent_memory_pg"])
+@pytest.mark.parametrize("preset", ["supervisor", "agent_chat", "agent_memory_pg", "son_of_andrew"])
 def test_preset_makes_the_same_memory_operations_on_every_backend(preset: str, tmp_path: Path):
     runs = {}
     for backend, store in (("in_memory", {"type": "in_memory"}), ("chroma", {"type": "chroma", "path": str(tmp_path / "chroma")}),

@@ -147,3 +147,11 @@ def _compose(v: dict[str, Any], env: Env) -> Reply:
 
     existing, new = _s(v, "existing"), _s(v, "new")
     return Reply({"summary": hotpath.compose(existing, new, float(env.sim.cosine(new, [existing])[0]))})
+
+
+@role("AnalyzeForLearning", "user_input response triggered_categories", "candidates")
+def _analyze_learning(v: dict[str, Any], env: Env) -> Reply:
+    from memlab.offline import learning
+
+    triggered = [str(t) for t in v.get("triggered_categories") or []] if isinstance(v.get("triggered_categories"), list) else []
+    return Reply({"candidates": learning.analyze(_s(v, "user_input"), "user", triggered)})

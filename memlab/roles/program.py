@@ -291,6 +291,7 @@ class MemoryRoles(dspy.Module):
         self.classify_memory = Role(sig.ClassifyMemory, pick("gate"), "gate")
         self.same_fact = Role(sig.SameFact, pick("consolidate"), "consolidate")
         self.compose = Role(sig.ComposeSummaries, pick("consolidate"), "consolidate")
+        self.analyze_learning = Role(sig.AnalyzeForLearning, pick("extract"), "extract")
         judge = judge_model or models.get("judge")
         self.judge = Role(sig.JudgeAnswer, judge, "judge") if judge is not None else None
 

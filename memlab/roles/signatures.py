@@ -214,8 +214,33 @@ class ComposeSummaries(dspy.Signature):
     new: str = dspy.InputField(desc="the new memory")
     summary: str = dspy.OutputField(desc="the merged memory")
 
+
+class LearningCandidate(BaseModel):
+    """One learnable fact with its category and how sure the analysis is of it."""
+
+    fact: str
+    category: Literal["people", "preferences", "projects", "schedules", "general"]
+    confidence: Literal["high", "medium", "low"]
+    reasoning: str = ""
+
+
+class AnalyzeForLearning(dspy.Signature):
+    """Extract learnable information about the user from this exchange and classify it by confidence.
+    Look for names, relationships and roles (people), communication style and work habits
+    (preferences), current work, clients and tasks (projects), meeting times and work patterns
+    (schedules). Confidence: high (95%+) for clear, explicit facts; medium (70-95%) for implied
+    information likely to be true; low (50-70%) for uncertain information needing confirmation.
+    Write each fact as one self-contained sentence about the user. Return an empty list when
+    there is nothing to learn."""
+
+    user_input: str = dspy.InputField()
+    response: str = dspy.InputField(desc="the assistant's reply")
+    triggered_categories: list[str] = dspy.InputField(desc="categories whose learning patterns matched")
+    candidates: list[LearningCandidate] = dspy.OutputField()
+
 SIGNATURES: dict[str, type[dspy.Signature]] = {
     cls.__name__: cls for cls in (ExtractFacts, ExtractFromTranscript, ShouldRemember, ReconcileMemory, Summarize,
                                   AnswerFromMemory, JudgeAnswer, AgentStep, RecordEpisode,
-                                  SummarizeWithEntities, ClassifyMemory, SameFact, ComposeSummaries)
+                                  SummarizeWithEntities, ClassifyMemory, SameFact, ComposeSummaries,
+                                  AnalyzeForLearning)
 }

@@ -387,3 +387,13 @@ PRESETS.register("supervisor", {
     "store": {"type": "in_memory"},
     "retriever": {"type": "weighted_rerank", "top_k": 10, "top_n": 5},
 })
+PRESETS.register("son_of_andrew", {
+    "description": "Seed 003: learning patterns trigger an analysis with high/medium/low confidence; conflicts "
+                   "(temporal, negation, status change, general) resolved by confidence; superseded facts invalidated "
+                   "and kept as history; current facts retrieved with their earlier versions.",
+    "short_term": {"type": "recent_window", "n": 10},
+    "extractor": {"type": "opportunistic"},
+    "consolidator": {"type": "conflict_resolve", "similarity_threshold": 0.5},
+    "store": {"type": "in_memory"},
+    "retriever": {"type": "fact_history", "k": 8},
+})
