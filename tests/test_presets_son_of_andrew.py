@@ -74,3 +74,24 @@ def test_messages_without_a_learning_pattern_are_not_analysed():
     with calls.call_sink(recorded.append):
         play(s, conversation([_chat("2024-01-01T09:00:00", ["hello there", "what time is it?"])]))
     assert [r for r in recorded if r.signature == "AnalyzeForLearning"] == []
+
+
+def test_search_cache_answers_a_repeated_question_within_its_ttl_even_after_a_write():
+    s = build({"name": "son_of_andrew"})
+    play(s, conversation([_chat("2024-01-01T09:00:00", ["Sarah is my design partner."])]))
+    retriever = s.component("retriever")
+
+    def ask(when: str) -> list[str]:
+        q = Query("Is  Sarah my design partner?", at(when), s.env.embedder)
+        return [h.item.text for h in retriever.retrieve(s.store, s.state.namespace, q)]
+
+    first = ask("2024-01-01T10:00:00")
+    s.store.reset(s.state.namespace)  # memory changes behind the cache
+    assert ask("2024-01-01T10:04:00") == first and retriever.cache_hits == 1
+    assert ask("2024-01-01T10:06:00") == [], "after 5 minutes the search runs again"
+    fresh = build({"name": "s", "preset": "son_of_andrew", "retriever": {"type": "fact_history", "cache_ttl_s": 0}})
+    play(fresh, conversation([_chat("2024-01-01T09:00:00", ["Sarah is my design partner."])]))
+    q = Query("Is Sarah my design partner?", at("2024-01-01T10:00:00"), fresh.env.embedder)
+    fresh.component("retriever").retrieve(fresh.store, fresh.state.namespace, q)
+    fresh.store.reset(fresh.state.namespace)
+    assert fresh.component("retriever").retrieve(fresh.store, fresh.state.namespace, q) == []

@@ -19,6 +19,8 @@
   retrieved as current), each followed by the versions it replaced with their validity
   intervals, so a question about the past can be answered from what was believed then;
   :meth:`FactHistory.as_of` (and the ``facts_as_of`` tool) lists the facts valid at a date.
+  Searches go through the seed's cache (5-minute TTL, dataset time, keyed on the normalised
+  question; not invalidated by writes, as in the seed).
 """
 
 from __future__ import annotations
@@ -206,13 +208,31 @@ class FactHistory(Retriever):
         k: int = Field(default=8, ge=0)
         history: bool = True
         """Show the versions a current fact replaced, with their validity intervals."""
+        cache_ttl_s: float = Field(default=300.0, ge=0)
+        """Search cache lifetime in seconds of dataset time (seed 003: 5 minutes; 0 disables)."""
 
     section_title = "Facts"
     offered_tools = {**Retriever.offered_tools,
                      "facts_as_of": "List the facts that were believed at a date (ISO), including ones since replaced."}
 
+    def begin_unit(self, state: StrategyState) -> None:
+        self.cache: dict[tuple[str, str], tuple[datetime, list[ScoredItem]]] = {}
+        self.cache_hits = 0
+
     def retrieve(self, store, namespace: str, query: Query) -> list[ScoredItem]:
-        return store.search(namespace, embedding=query.embedding(), k=self.params.k)
+        """Vector top-k of current facts, through the seed's search cache: the same normalised
+        question within ``cache_ttl_s`` (dataset time) gets the cached answer, even if memory
+        changed meanwhile (the staleness the seed's cache accepts)."""
+        ttl = self.params.cache_ttl_s
+        key = (namespace, " ".join(query.question.lower().split()))
+        cached = self.cache.get(key) if ttl > 0 and query.now is not None else None
+        if cached is not None and 0 <= (query.now - cached[0]).total_seconds() < ttl:
+            self.cache_hits += 1
+            return list(cached[1])
+        hits = store.search(namespace, embedding=query.embedding(), k=self.params.k)
+        if ttl > 0 and query.now is not None:
+            self.cache[key] = (query.now, list(hits))
+        return hits
 
     def chain(self, store, namespace: str, item: MemoryItem) -> list[MemoryItem]:
         """The versions ``item`` replaced, newest first."""
