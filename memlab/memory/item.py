@@ -48,6 +48,8 @@ class Op(str, Enum):
     UPDATE = "UPDATE"
     DELETE = "DELETE"
     NOOP = "NOOP"
+    INVALIDATE = "INVALIDATE"
+    """Superseded or expired: kept with ``valid=False`` for audit, never retrieved as current."""
 
 
 class MemoryEvent(BaseModel):

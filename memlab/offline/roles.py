@@ -112,3 +112,46 @@ def _episode(v: dict[str, Any], env: Env) -> Reply:
     from memlab.offline import episode
 
     return Reply(episode.record_episode(_s(v, "transcript")))
+
+
+@role("SummarizeWithEntities", "previous_summary messages entity_memory", "conversation_memory entities")
+def _summarize_entities(v: dict[str, Any], env: Env) -> Reply:
+    from memlab.offline import entities
+
+    previous = _s(v, "previous_summary")
+    previous = "" if previous.strip().lower() == "no previous conversation" else previous
+    graph = v.get("entity_memory") if isinstance(v.get("entity_memory"), list) else []
+    return Reply({"conversation_memory": summary.summarize(previous, _s(v, "messages"), env.sim),
+                  "entities": entities.update_graph(_s(v, "messages"), graph)})
+
+
+@role("ClassifyMemory", "recent_user_turns speaker", "should_create category summary importance")
+def _classify_memory(v: dict[str, Any], env: Env) -> Reply:
+    from memlab.offline import hotpath
+
+    turns = [str(t) for t in v.get("recent_user_turns") or []] if isinstance(v.get("recent_user_turns"), list) else []
+    return Reply(hotpath.classify(turns, _s(v, "speaker")))
+
+
+@role("SameFact", "existing new", "same")
+def _same_fact(v: dict[str, Any], env: Env) -> Reply:
+    from memlab.offline import hotpath
+
+    existing, new = _s(v, "existing"), _s(v, "new")
+    return Reply({"same": hotpath.same_fact(existing, new, float(env.sim.cosine(new, [existing])[0]))})
+
+
+@role("ComposeSummaries", "existing new", "summary")
+def _compose(v: dict[str, Any], env: Env) -> Reply:
+    from memlab.offline import hotpath
+
+    existing, new = _s(v, "existing"), _s(v, "new")
+    return Reply({"summary": hotpath.compose(existing, new, float(env.sim.cosine(new, [existing])[0]))})
+
+
+@role("AnalyzeForLearning", "user_input response triggered_categories", "candidates")
+def _analyze_learning(v: dict[str, Any], env: Env) -> Reply:
+    from memlab.offline import learning
+
+    triggered = [str(t) for t in v.get("triggered_categories") or []] if isinstance(v.get("triggered_categories"), list) else []
+    return Reply({"candidates": learning.analyze(_s(v, "user_input"), "user", triggered)})

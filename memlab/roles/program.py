@@ -283,6 +283,11 @@ class MemoryRoles(dspy.Module):
         self.compress = Role(sig.Summarize, pick("compress"), "compress")
         self.answer = Role(sig.AnswerFromMemory, pick("answer"), "answer")
         self.agent_step = Role(sig.AgentStep, pick("agent"), "agent", native_tools=native_tools)
+        self.summarize_entities = Role(sig.SummarizeWithEntities, pick("summarize"), "summarize")
+        self.classify_memory = Role(sig.ClassifyMemory, pick("gate"), "gate")
+        self.same_fact = Role(sig.SameFact, pick("consolidate"), "consolidate")
+        self.compose = Role(sig.ComposeSummaries, pick("consolidate"), "consolidate")
+        self.analyze_learning = Role(sig.AnalyzeForLearning, pick("extract"), "extract")
         judge = judge_model or models.get("judge")
         self.judge = Role(sig.JudgeAnswer, judge, "judge") if judge is not None else None
 

@@ -141,7 +141,106 @@ class JudgeAnswer(dspy.Signature):
     abstained: bool = dspy.OutputField()
 
 
+
+class EntityRelationship(BaseModel):
+    """A weighted edge of the entity graph, from the node that carries it to ``targetId``."""
+
+    targetId: str
+    relationship: str
+    strength: float
+    """0..1: how strongly the conversation ties the two entities."""
+
+
+class EntityNode(BaseModel):
+    """One node of the entity graph (seed 002's EntityNode)."""
+
+    id: str
+    type: Literal["person", "place", "concept", "event", "task", "other"]
+    name: str
+    description: str
+    properties: dict[str, str | int | float | bool | None] = {}
+    relationships: list[EntityRelationship] = []
+
+
+class SummarizeWithEntities(dspy.Signature):
+    """Update the two kinds of memory of a conversation from its latest messages.
+    Conversation memory: a concise narrative summary of the conversation so far — its flow, the
+    topics discussed and their context — that carries the previous summary forward.
+    Entity memory: the entity nodes (people, places, concepts, events, tasks, other) the latest
+    messages mention or change, each with a stable id (reuse the id of an entity already in the
+    graph), its type, name, what is known about it, key-value properties, and its relationships
+    to other entities by id with a strength from 0 to 1; update existing entities, add new ones,
+    and strengthen or weaken relationships according to the new information."""
+
+    previous_summary: str = dspy.InputField(desc="the conversation memory so far ('No previous conversation' at first)")
+    messages: str = dspy.InputField(desc="the latest messages since the last update, one per line with speaker")
+    entity_memory: list[EntityNode] = dspy.InputField(desc="the current entity graph")
+    conversation_memory: str = dspy.OutputField(desc="the updated narrative summary")
+    entities: list[EntityNode] = dspy.OutputField(desc="new or updated entity nodes (JSON array)")
+
+
+class ClassifyMemory(dspy.Signature):
+    """Decide on the hot path whether the user's latest messages warrant creating a semantic memory:
+    a stable fact about the user, a preference, or a goal. DO NOT create a memory for questions about
+    you or your capabilities (meta questions), for one-off actions or requests, or for time-bound
+    events (today, tomorrow, this weekend, next week); nor for small talk. When one should be
+    created, write its summary as one short self-contained sentence about the user that keeps
+    names, numbers and dates, give its category, and rate its importance from 0 (trivial) to 1."""
+
+    recent_user_turns: list[str] = dspy.InputField(desc="the user's last 2-3 messages, oldest first; the last is the new one")
+    speaker: str = dspy.InputField(desc="who the user is (e.g. 'user: Maria')")
+    should_create: bool = dspy.OutputField()
+    category: Literal["fact", "preference", "goal"] = dspy.OutputField()
+    summary: str = dspy.OutputField(desc="the memory, one sentence (empty when none is created)")
+    importance: float = dspy.OutputField(desc="0..1")
+
+
+class SameFact(dspy.Signature):
+    """Do these two memories describe the same fact about the user — the same subject and attribute,
+    even if the value or the wording differs — so that the new one should be merged into the
+    existing one rather than stored beside it?"""
+
+    existing: str = dspy.InputField(desc="a stored memory")
+    new: str = dspy.InputField(desc="the candidate memory")
+    same: bool = dspy.OutputField()
+
+
+class ComposeSummaries(dspy.Signature):
+    """Merge a stored memory and a new memory about the same fact into one enriched memory: one or two
+    short sentences that keep every detail still true, and where the new memory changes a value,
+    state the new value and drop the old."""
+
+    existing: str = dspy.InputField(desc="the stored memory")
+    new: str = dspy.InputField(desc="the new memory")
+    summary: str = dspy.OutputField(desc="the merged memory")
+
+
+class LearningCandidate(BaseModel):
+    """One learnable fact with its category and how sure the analysis is of it."""
+
+    fact: str
+    category: Literal["people", "preferences", "projects", "schedules", "general"]
+    confidence: Literal["high", "medium", "low"]
+    reasoning: str = ""
+
+
+class AnalyzeForLearning(dspy.Signature):
+    """Extract learnable information about the user from this exchange and classify it by confidence.
+    Look for names, relationships and roles (people), communication style and work habits
+    (preferences), current work, clients and tasks (projects), meeting times and work patterns
+    (schedules). Confidence: high (95%+) for clear, explicit facts; medium (70-95%) for implied
+    information likely to be true; low (50-70%) for uncertain information needing confirmation.
+    Write each fact as one self-contained sentence about the user. Return an empty list when
+    there is nothing to learn."""
+
+    user_input: str = dspy.InputField()
+    response: str = dspy.InputField(desc="the assistant's reply")
+    triggered_categories: list[str] = dspy.InputField(desc="categories whose learning patterns matched")
+    candidates: list[LearningCandidate] = dspy.OutputField()
+
 SIGNATURES: dict[str, type[dspy.Signature]] = {
     cls.__name__: cls for cls in (ExtractFacts, ExtractFromTranscript, ShouldRemember, ReconcileMemory, Summarize,
-                                  AnswerFromMemory, JudgeAnswer, AgentStep, RecordEpisode)
+                                  AnswerFromMemory, JudgeAnswer, AgentStep, RecordEpisode,
+                                  SummarizeWithEntities, ClassifyMemory, SameFact, ComposeSummaries,
+                                  AnalyzeForLearning)
 }

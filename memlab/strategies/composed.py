@@ -360,3 +360,44 @@ def build_strategy(spec: StrategySpec | dict[str, Any], env: BuildEnv, namespace
 
 __all__ = ["PRESETS", "ComposedStrategy", "StrategySpec", "build_strategy", "describe_components", "resolve_spec",
            "RegistryError", "check_safe_name", "validate_store_spec"]
+PRESETS.register("agent_memory_pg", {
+    "description": "Seed 004: regex extraction every 10 messages (no model), the newest 20 memories injected grouped "
+                   "by type, the last 40 messages, a substring search tool, TTL expiry and a FIFO cap of 1000, on Postgres.",
+    "short_term": {"type": "recent_window", "n": 40},
+    "extractor": {"type": "pattern", "every": 10},
+    "consolidator": {"type": "append"},
+    "lifecycle": {"type": "ttl_fifo", "max_items": 1000},
+    "store": {"type": "postgres"},
+    "retriever": {"type": "recent_by_type", "k": 20},
+})
+PRESETS.register("agent_chat", {
+    "description": "Seed 002: last 10 messages; every 5 message pairs one call updates the conversation summary and an "
+                   "entity graph (typed nodes, weighted relationships) merged by id; entities the question names retrieved.",
+    "short_term": {"type": "recent_window", "n": 10},
+    "extractor": {"type": "summary_entities", "every": 5},
+    "consolidator": {"type": "entity_merge", "merge": "replace"},
+    "store": {"type": "in_memory"},
+    "retriever": {"type": "entity_graph", "k": 8, "hops": 1},
+})
+PRESETS.register("supervisor", {
+    "description": "Seed 001: hot-path classifier over the last 3 user messages → categorised memory; merge above "
+                   "cos 0.85, same-fact check from 0.60, recreate mode, low-importance creations dropped; vector top-10 "
+                   "reranked by similarity, importance, recency and pinning, top 5 injected; episodes with cooldowns, a daily cap "
+                   "and a merge window.",
+    "short_term": {"type": "recent_window", "n": 10},
+    "extractor": {"type": "hot_path", "window": 3},
+    "consolidator": {"type": "thresholded_merge", "top_k": 5, "check_low": 0.60, "auto_update": 0.85, "mode": "recreate"},
+    "episodes": {"type": "capped"},
+    "store": {"type": "in_memory"},
+    "retriever": {"type": "weighted_rerank", "top_k": 10, "top_n": 5},
+})
+PRESETS.register("son_of_andrew", {
+    "description": "Seed 003: learning patterns trigger an analysis with high/medium/low confidence; conflicts "
+                   "(temporal, negation, status change, general) resolved by confidence; superseded facts invalidated "
+                   "and kept as history; current facts retrieved with their earlier versions.",
+    "short_term": {"type": "recent_window", "n": 10},
+    "extractor": {"type": "opportunistic"},
+    "consolidator": {"type": "conflict_resolve", "similarity_threshold": 0.5},
+    "store": {"type": "in_memory"},
+    "retriever": {"type": "fact_history", "k": 8},
+})

@@ -1,0 +1,233 @@
+"""Entity-graph memory (seed 002, ``agent_chat``): a two-section summary every M message pairs,
+an entity graph merged by id, and retrieval around the entities a question names.
+
+Seed 002 keeps three memories: the last N messages (``recent_window``), a narrative
+**conversation summary**, and an **entity graph** of typed nodes (person, place, concept, event,
+task, other) with weighted relationships. After every M message pairs one model call (the
+``SummarizeWithEntities`` role, purpose ``summarize``) receives the previous summary ("No
+previous conversation" at first), the messages since the last update and the current graph,
+and returns both sections — the seed's ``=== CONVERSATION MEMORY ===`` and ``=== ENTITY MEMORY
+===`` — here as the signature's two output fields. The components:
+
+- extractor ``summary_entities``: counts chat messages (user and assistant; a pair is two),
+  makes the call every ``every`` pairs, keeps the summary (injected as "Conversation memory";
+  on a failed call the previous memory stays, as in the seed's fallback) and hands each returned
+  node to the consolidator as an ``entity`` candidate citing the turns that name it;
+- consolidator ``entity_merge``: a node whose id is in the graph replaces it (``merge: replace``,
+  the seed's "update existing entities if IDs match") or is unioned with it (``merge: union``:
+  properties overlaid, relationships merged by target); a new id is added. Each node is one
+  store item (kind ``entity``, the node in ``metadata.entity``) so it is embedded and persisted
+  like any memory;
+- retriever ``entity_graph``: the entities whose name the question contains, then their
+  neighbours by relationship strength (``hops``, ``min_strength``), at most ``k`` nodes. The
+  seed only shows the graph in its UI ("could be used for retrieval"); this is that retrieval.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import Field
+
+from memlab.memory.item import MemoryEvent, MemoryItem, Op, ScoredItem
+from memlab.roles.program import RoleFailure
+from memlab.roles.signatures import EntityNode
+from memlab.strategies.base import ContextLine, ContextSection, TurnEvent
+from memlab.strategies.consolidation import Consolidator
+import memlab.strategies.extraction  # noqa: F401  (declares the "extractor" slot)
+from memlab.strategies.retrieval import Retriever
+from memlab.strategies.slots import Component, Params, component
+from memlab.strategies.state import Candidate, Query, StrategyState
+
+ENTITY_KIND = "entity"
+NO_PREVIOUS = "No previous conversation"
+
+
+def entity_id(node_id: str) -> str:
+    """The store id of a graph node: the node's own id, prefixed so it never meets a fact's id."""
+    return f"entity:{node_id}"
+
+
+def node_text(node: dict[str, Any], names: dict[str, str] | None = None) -> str:
+    """One line per node: 'Anna (person): description [k=v] — lives in → Lisbon (0.50)'."""
+    names = names or {}
+    props = ", ".join(f"{k}={v}" for k, v in (node.get("properties") or {}).items())
+    rels = "; ".join(f"{r.get('relationship')} → {names.get(str(r.get('targetId')), r.get('targetId'))} "
+                     f"({float(r.get('strength') or 0):.2f})" for r in node.get("relationships") or [])
+    text = f"{node.get('name')} ({node.get('type')}): {node.get('description') or ''}".rstrip()
+    return text + (f" [{props}]" if props else "") + (f" — {rels}" if rels else "")
+
+
+def _node(raw: dict[str, Any]) -> EntityNode:
+    """A stored node as the role's input type (an unknown type becomes 'other', as the seed's enum allows)."""
+    fixed = dict(raw)
+    if fixed.get("type") not in EntityNode.model_fields["type"].annotation.__args__:
+        fixed["type"] = "other"
+    return EntityNode.model_validate(fixed)
+
+
+def _as_dict(node: Any) -> dict[str, Any]:
+    return node.model_dump() if hasattr(node, "model_dump") else dict(node)
+
+
+@component("extractor", "summary_entities")
+class SummaryEntities(Component):
+    """Every M message pairs, one call updates the conversation summary and the entity graph."""
+
+    class Params(Params):
+        every: int = Field(default=5, ge=1)
+        """Update after this many message pairs (seed 002 summaryUpdateFrequency: 5)."""
+        roles: list[str] = ["user", "assistant"]
+        """The chat messages counted and summarised (a pair is one of each)."""
+
+    context_order = 50
+
+    def begin_unit(self, state: StrategyState) -> None:
+        self.summary = ""
+        self.summary_sources: list[str] = []
+        self.pending: list[TurnEvent] = []
+        self.count = 0
+
+    def on_turn(self, event: TurnEvent, state: StrategyState) -> None:
+        if event.turn.role not in self.params.roles:
+            return
+        self.pending.append(event)
+        self.count += 1
+        if self.count % (2 * self.params.every) == 0:
+            self.update(state)
+
+    def update(self, state: StrategyState) -> None:
+        batch, self.pending = self.pending, []
+        graph = [_node(it.metadata["entity"]) for it in state.store.list(state.namespace, where={"kind": ENTITY_KIND},
+                                                                         include_invalid=False) if "entity" in it.metadata]
+        try:
+            res = self.env.roles.summarize_entities(previous_summary=self.summary or NO_PREVIOUS,
+                                                    messages="\n".join(e.line for e in batch), entity_memory=graph)
+        except RoleFailure:
+            self.failures += 1  # the seed falls back to the existing memory
+            self.pending = batch + self.pending
+            return
+        turn_ids = [e.turn.id for e in batch]
+        text = str(res.get("conversation_memory") or "").strip()
+        if text:
+            previous = self.summary
+            self.summary = text
+            self.summary_sources = sorted(set(self.summary_sources) | set(turn_ids), key=_turn_order)
+            state.emit(MemoryEvent(op=Op.UPDATE if previous else Op.ADD, item_id="conversation-summary",
+                                   namespace=state.namespace, kind="summary", text=text, previous_text=previous or None,
+                                   source_turn_ids=list(self.summary_sources),
+                                   reason=f"conversation memory after {self.count // 2} message pairs"))
+        for raw in res.get("entities") or []:
+            node = _as_dict(raw)
+            if not node.get("id") or not node.get("name"):
+                continue
+            named = [e.turn.id for e in batch if _names(e.turn.text, str(node["name"]))] or turn_ids
+            state.candidates.append(Candidate(node_text(node), ENTITY_KIND, named, metadata={"entity": node}))
+
+    def context_sections(self, query: Query, state: StrategyState) -> list[ContextSection]:
+        if not self.summary:
+            return []
+        return [ContextSection("Conversation memory", [ContextLine(self.summary, list(self.summary_sources), kind="summary")])]
+
+
+def _turn_order(turn_id: str) -> tuple[int, str]:
+    digits = re.sub(r"\D", "", turn_id)
+    return (int(digits) if digits else 0, turn_id)
+
+
+def _names(text: str, name: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+@component("consolidator", "entity_merge")
+class EntityMerge(Consolidator):
+    """Entity nodes merged into the graph by id (replace or union); other candidates are added."""
+
+    class Params(Params):
+        merge: Literal["replace", "union"] = "replace"
+        """A node whose id exists replaces it (seed 002) or is unioned with it (relationships by target)."""
+
+    def apply(self, state, cand: Candidate, vec) -> None:
+        node = cand.metadata.get("entity")
+        if cand.kind != ENTITY_KIND or not isinstance(node, dict):
+            self._add(state, cand, vec, "not an entity node; added")
+            return
+        store, ns = state.store, state.namespace
+        found = store.get(ns, [entity_id(str(node["id"]))])
+        if not found:
+            item = MemoryItem(id=entity_id(str(node["id"])), namespace=ns, text=cand.text, kind=ENTITY_KIND,
+                              metadata={"date": state.now.date().isoformat(), "entity": node},
+                              source_turn_ids=list(cand.source_turn_ids), created_at=state.now, updated_at=state.now)
+            store.add([item], vec[None, :])
+            state.emit(MemoryEvent(op=Op.ADD, item_id=item.id, namespace=ns, kind=ENTITY_KIND, text=item.text,
+                                   source_turn_ids=item.source_turn_ids, reason="new entity id", store=store.name))
+            return
+        old = found[0]
+        merged = node if self.params.merge == "replace" else _union(old.metadata.get("entity") or {}, node)
+        text = node_text(merged)
+        if merged == old.metadata.get("entity"):
+            self._noop(state, cand, old.id, "entity unchanged")
+            return
+        new = old.model_copy(update={"text": text, "updated_at": state.now, "valid": True,
+                                     "metadata": {**old.metadata, "date": state.now.date().isoformat(), "entity": merged},
+                                     "source_turn_ids": sorted(set(old.source_turn_ids) | set(cand.source_turn_ids),
+                                                               key=_turn_order)})
+        store.update(new, vec if text == cand.text else self.env.embedder.embed([text])[0])
+        state.emit(MemoryEvent(op=Op.UPDATE, item_id=old.id, namespace=ns, kind=ENTITY_KIND, text=text,
+                               previous_text=old.text, source_turn_ids=new.source_turn_ids,
+                               reason=f"entity id matched ({self.params.merge})", store=store.name))
+
+
+def _union(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    rels = {str(r.get("targetId")): dict(r) for r in old.get("relationships") or []}
+    for r in new.get("relationships") or []:
+        rels[str(r.get("targetId"))] = dict(r)
+    return {**old, **{k: v for k, v in new.items() if v not in (None, "")},
+            "properties": {**(old.get("properties") or {}), **(new.get("properties") or {})},
+            "relationships": list(rels.values())}
+
+
+@component("retriever", "entity_graph")
+class EntityGraphRetriever(Retriever):
+    """The entities a question names, then their neighbours by relationship strength."""
+
+    class Params(Params):
+        k: int = Field(default=8, ge=0)
+        """At most this many nodes injected."""
+        hops: int = Field(default=1, ge=0)
+        """How far to follow relationships from a named entity."""
+        min_strength: float = Field(default=0.0, ge=0.0, le=1.0)
+        """Relationships weaker than this are not followed."""
+
+    section_title = "Entity memory"
+
+    def retrieve(self, store, namespace: str, query: Query) -> list[ScoredItem]:
+        items = {it.id: it for it in store.list(namespace, where={"kind": ENTITY_KIND}, include_invalid=False) if it.valid}
+        by_node = {str(it.metadata.get("entity", {}).get("id")): it for it in items.values()}
+        scores: dict[str, float] = {}
+        for nid, it in by_node.items():
+            if _names(query.question, str(it.metadata["entity"].get("name") or "")):
+                scores[nid] = 1.0
+        frontier = dict(scores)
+        for _ in range(self.params.hops):
+            nxt: dict[str, float] = {}
+            for nid, score in frontier.items():
+                for r in by_node[nid].metadata["entity"].get("relationships") or []:
+                    target, strength = str(r.get("targetId")), float(r.get("strength") or 0.0)
+                    if target in by_node and strength >= self.params.min_strength:
+                        s = score * strength
+                        if s > max(scores.get(target, 0.0), nxt.get(target, 0.0)):
+                            nxt[target] = s
+            scores.update(nxt)
+            frontier = nxt
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], by_node[kv[0]].created_at, by_node[kv[0]].id))
+        return [ScoredItem(item=by_node[nid], score=s) for nid, s in ranked[: self.params.k]]
+
+    def context_sections(self, query: Query, state: StrategyState) -> list[ContextSection]:
+        hits = self.retrieve(state.store, state.namespace, query)
+        names = {str(it.metadata["entity"].get("id")): str(it.metadata["entity"].get("name"))
+                 for it in state.store.list(state.namespace, where={"kind": ENTITY_KIND}, include_invalid=False)}
+        return [ContextSection(self.section_title, [
+            ContextLine(text=node_text(h.item.metadata["entity"], names), source_turn_ids=list(h.item.source_turn_ids),
+                        kind=ENTITY_KIND, score=h.score) for h in hits])]

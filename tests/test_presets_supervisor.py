@@ -1,0 +1,198 @@
+"""Seed 001 (``supervisor``): hot-path classifier gate, thresholded merge (auto-update ≥ 0.85, a
+same-fact check from 0.60, recreate | update), minimum importance, weighted rerank.
+
+Similarities are pinned with a table embedder (a test double) so each case sits exactly where
+the test says relative to the thresholds; the role answers come from the offline model."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlab.llm import calls
+from memlab.memory.item import MemoryItem, Op
+from memlab.strategies.composed import resolve_spec
+from memlab.strategies.state import Candidate, Query
+from tests.presets_support import TableEmbedder, at, build, conversation, play
+
+OLD = "Maria lives in Lisbon."
+
+
+def _strategy(cos: dict[str, float], **consolidator):
+    s = build({"name": "s", "preset": "supervisor", "consolidator": {"type": "thresholded_merge", **consolidator}},
+              embedder=TableEmbedder({OLD: 1.0, **cos}))
+    s.begin_unit("test/c1")
+    s.begin_conversation("c1")
+    s.state.now = at("2024-01-01T09:00:00")
+    _write(s, Candidate(OLD, "fact", ["t1"], importance=0.9))
+    return s
+
+
+def _write(s, cand: Candidate) -> tuple[list, list[str]]:
+    """Hand one candidate to the consolidator; return its ops and the signatures of the calls it made."""
+    recorded: list = []
+    s.state.candidates = [cand]
+    with calls.call_sink(recorded.append):
+        s.component("consolidator").flush(s.state)
+    return s.state.take().ops, [r.signature for r in recorded]
+
+
+def _texts(s) -> list[str]:
+    return [it.text for it in s.store.list("test/c1", include_invalid=False)]
+
+
+def test_preset_defaults_follow_the_document():
+    r = resolve_spec({"name": "supervisor"})
+    c = r["consolidator"]
+    assert (c["type"], c["top_k"], c["check_low"], c["auto_update"], c["mode"]) == ("thresholded_merge", 5, 0.60, 0.85, "recreate")
+    assert r["extractor"] == {"type": "hot_path", "window": 3}
+    assert r["retriever"]["type"] == "weighted_rerank"
+
+
+def test_merges_a_near_duplicate_above_auto_update_without_the_check():
+    new = "Maria lives in Lisbon, Portugal."
+    s = _strategy({new: 0.9})
+    s.state.now = at("2024-01-02T09:00:00")
+    ops, asked = _write(s, Candidate(new, "fact", ["t5"], importance=0.9))
+    assert "SameFact" not in asked
+    assert asked == ["ComposeSummaries"], "recreate composes the merged text"
+    assert [o.op for o in ops] == [Op.ADD, Op.DELETE]
+    assert ops[0].reason.startswith("auto-update: cos=0.900 ≥ 0.85")
+    assert ops[1].previous_text == OLD
+    assert len(_texts(s)) == 1 and ops[0].source_turn_ids == ["t1", "t5"]
+
+
+def test_asks_the_same_fact_check_between_check_low_and_auto_update():
+    same, other, far = "Maria lives in Porto.", "Maria likes cats.", "Maria works at Acme."
+    s = _strategy({same: 0.7})
+    ops, asked = _write(s, Candidate(same, "fact", ["t2"], importance=0.9))
+    assert asked.count("SameFact") == 1
+    assert [o.op for o in ops] == [Op.ADD, Op.DELETE] and "same-fact check: same" in ops[0].reason
+    assert _texts(s) == [same]
+    s = _strategy({other: 0.7})
+    ops, asked = _write(s, Candidate(other, "fact", ["t3"], importance=0.9))
+    assert asked == ["SameFact"] and [o.op for o in ops] == [Op.ADD]
+    assert ops[0].reason == "created: no same fact among 1 checked neighbour(s)"
+    s = _strategy({far: 0.5})
+    ops, asked = _write(s, Candidate(far, "fact", ["t4"], importance=0.9))
+    assert asked == [], "below check_low no model is asked"
+    assert [o.op for o in ops] == [Op.ADD] and ops[0].reason == "created: no neighbour with cos ≥ 0.6"
+
+
+def test_update_mode_rewrites_the_memory_in_place():
+    new = "Maria lives in Lisbon, Portugal."
+    s = _strategy({new: 0.95}, mode="update")
+    old_id = s.store.list("test/c1")[0].id
+    ops, asked = _write(s, Candidate(new, "fact", ["t2"], importance=0.9))
+    assert asked == [] and [(o.op, o.item_id) for o in ops] == [(Op.UPDATE, old_id)]
+    assert _texts(s) == [new]
+
+
+def test_low_importance_creations_are_dropped_but_merges_are_not():
+    low_new, low_dup = "Maria owns a red pen.", "Maria lives in Lisbon, Portugal."
+    s = _strategy({low_new: 0.1, low_dup: 0.9})
+    ops, _ = _write(s, Candidate(low_new, "fact", ["t2"], importance=0.1))
+    assert [o.op for o in ops] == [Op.NOOP] and ops[0].reason == "creation dropped: importance 0.10 < 0.3"
+    ops, _ = _write(s, Candidate(low_dup, "fact", ["t3"], importance=0.1))
+    assert [o.op for o in ops] == [Op.ADD, Op.DELETE]
+
+
+def test_neighbours_are_searched_within_the_category():
+    pref = "Maria lives in Lisbon!"
+    s = _strategy({pref: 0.95})
+    ops, asked = _write(s, Candidate(pref, "preference", ["t2"], importance=0.9))
+    assert [o.op for o in ops] == [Op.ADD] and asked == []
+    assert len(_texts(s)) == 2
+
+
+def test_thresholds_out_of_order_are_rejected():
+    with pytest.raises(ValueError, match=r"check_low \(0.9\) must not exceed auto_update \(0.85\)"):
+        resolve_spec({"name": "s", "preset": "supervisor", "consolidator": {"check_low": 0.9}})
+
+
+def test_hot_path_gate_sees_the_last_user_turns_and_skips_the_do_not_create_cases():
+    s = build({"name": "supervisor"})
+    seen: list[list[str]] = []
+    real = s.env.roles.classify_memory
+
+    def spy(**kw):
+        seen.append(list(kw["recent_user_turns"]))
+        return real(**kw)
+
+    s.env.roles.classify_memory = spy
+    msgs = ["What can you do for me?", "Book me a table for tonight.", "I am flying to Paris tomorrow.",
+            "I prefer window seats on planes."]
+    ops = play(s, conversation([("2024-01-01T09:00:00", [m for t in msgs for m in (("user", t), ("assistant", "OK."))])]))
+    assert len(seen) == 4 and seen[-1] == msgs[1:], "one call per user message over the last 3 user messages"
+    added = [o for o in ops if o.op is Op.ADD and o.kind != "episode"]
+    assert [(o.kind, o.source_turn_ids[-1]) for o in added] == [("preference", "t7")]
+    assert "window seats" in added[0].text
+
+
+def test_rerank_weighs_pinned_and_importance_and_adds_a_now_line():
+    a, b = "Maria likes tea.", "Maria likes coffee."
+
+    def strategy(**retriever):
+        emb = TableEmbedder({a: 0.9, b: 0.8, "drinks?": 1.0})
+        s = build({"name": "s", "preset": "supervisor", "retriever": {"type": "weighted_rerank", **retriever}}, embedder=emb)
+        s.begin_unit("test/c1")
+        s.begin_conversation("c1")
+        when = at("2024-01-01T09:00:00")
+        s.store.add([MemoryItem(id=i, namespace="test/c1", text=t, kind="preference", created_at=when, updated_at=when,
+                                metadata={"date": "2024-01-01", "importance": 0.5, **meta})
+                     for i, t, meta in (("a", a, {}), ("b", b, {"pinned": True}))], emb.embed([a, b]))
+        return s
+
+    s = strategy()
+    ctx = s.context(Query("drinks?", at("2024-01-02T09:00:00"), s.env.embedder))
+    lines = [ln.text for sec in ctx.sections if sec.title == "Relevant memories" for ln in sec.lines]
+    assert lines == ["- [2024-01-01] Maria likes coffee.", "- [2024-01-01] Maria likes tea.", "Now: 2024-01-02"]
+    unpinned = strategy(w_pinned=0.0)
+    hits = unpinned.component("retriever").retrieve(unpinned.store, "test/c1",
+                                                    Query("drinks?", at("2024-01-02T09:00:00"), unpinned.env.embedder))
+    assert [h.item.text for h in hits] == [a, b]
+    top1 = strategy(top_n=1)
+    assert len(top1.component("retriever").retrieve(top1.store, "test/c1",
+                                                    Query("drinks?", at("2024-01-02T09:00:00"), top1.env.embedder))) == 1
+
+
+# -- episodic capture: cooldowns, daily cap, merge window, novelty ------------------------------------
+
+def _episodes(ops) -> list[tuple[str, str]]:
+    return [(o.op.value, o.source_turn_ids[-1]) for o in ops if o.kind == "episode"]
+
+
+def _day(ts: str, n: int, start: int = 0):
+    return (ts, [m for i in range(start, start + n) for m in (("user", f"I visited museum number {i} today."),
+                                                              ("assistant", "Nice."))])
+
+
+def test_episodes_wait_for_the_turn_cooldown():
+    s = build({"name": "s", "preset": "supervisor", "episodes": {"type": "capped", "cooldown_turns": 2,
+                                                                 "cooldown_minutes": 0, "merge_window_hours": 0}})
+    ops = play(s, conversation([_day("2024-01-01T09:00:00", 5)]))
+    assert _episodes(ops) == [("ADD", "t2"), ("ADD", "t6"), ("ADD", "t10")]
+
+
+def test_episodes_respect_the_daily_cap_and_the_minute_cooldown():
+    capped = build({"name": "s", "preset": "supervisor", "episodes": {"type": "capped", "cooldown_turns": 0,
+                                                                      "cooldown_minutes": 0, "max_per_day": 1,
+                                                                      "merge_window_hours": 0}})
+    ops = play(capped, conversation([_day("2024-01-01T09:00:00", 3), _day("2024-01-02T09:00:00", 3, 3)]))
+    assert _episodes(ops) == [("ADD", "t2"), ("ADD", "t8")], "one per day"
+    cooled = build({"name": "s", "preset": "supervisor", "episodes": {"type": "capped", "cooldown_turns": 0,
+                                                                      "cooldown_minutes": 60, "merge_window_hours": 0}})
+    ops = play(cooled, conversation([_day("2024-01-01T09:00:00", 2), _day("2024-01-01T09:30:00", 2, 2),
+                                     _day("2024-01-01T10:05:00", 1, 4)]))
+    assert _episodes(ops) == [("ADD", "t2"), ("ADD", "t10")], "nothing within 60 minutes of the last capture"
+
+
+def test_episodes_merge_within_the_window_only_when_novel_enough():
+    spec = {"type": "capped", "cooldown_turns": 0, "cooldown_minutes": 0, "merge_window_hours": 24}
+    merging = build({"name": "s", "preset": "supervisor", "episodes": {**spec, "novelty_min": 0.0}})
+    ops = play(merging, conversation([_day("2024-01-01T09:00:00", 3)]))
+    assert [op for op, _ in _episodes(ops)] == ["ADD", "UPDATE", "UPDATE"]
+    assert [it.kind for it in merging.store.list(merging.state.namespace)].count("episode") == 1
+    skipping = build({"name": "s", "preset": "supervisor", "episodes": {**spec, "novelty_min": 2.0}})
+    ops = play(skipping, conversation([_day("2024-01-01T09:00:00", 3)]))
+    assert [op for op, _ in _episodes(ops)] == ["ADD", "NOOP", "NOOP"]
+    assert all("novelty" in o.reason for o in ops if o.kind == "episode" and o.op is Op.NOOP)
