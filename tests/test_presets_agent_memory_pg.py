@@ -63,7 +63,7 @@ def test_never_returns_an_expired_memory():
     retriever = s.component("retriever")
     ctx_day2 = s.context(_query("what do I prefer?", "2024-01-02T10:00:00"))
     assert "I prefer green tea" in _memory_text(ctx_day2)
-    for when in ("2024-01-04T09:00:00", "2024-01-09T09:00:00"):
+    for when in ("2024-01-04T09:00:01", "2024-01-09T09:00:00"):  # 3 days after the turn (turns are µs apart)
         memories = _memory_text(s.context(_query("what do I prefer?", when)))
         assert "green tea" not in memories and "My name is Alice" in memories
         assert retriever.search(s.store, "test/c1", at(when), "tea") == []
