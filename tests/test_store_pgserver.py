@@ -106,6 +106,28 @@ def test_trust_data_directory_is_upgraded_to_password_auth(server_home: Path) ->
         assert conn.execute("SELECT 1").fetchone() == (1,)
 
 
+@pytest.mark.postgres
+def test_a_lost_password_file_gets_a_new_password_for_the_existing_cluster(server_home: Path) -> None:
+    """As root the cluster lives outside the checkout (keyed by its path): a fresh clone at the same
+    path, or a deleted ``.memlab/pg``, has no password file. start must not fail on the old one."""
+    import psycopg
+
+    port = free_port()
+    assert pg_sh(server_home, port, "start").returncode == 0
+    old = (server_home / "password").read_text().strip()
+    assert pg_sh(server_home, port, "stop").returncode == 0
+    (server_home / "password").unlink()
+    (server_home / "dsn").unlink(missing_ok=True)
+    start = pg_sh(server_home, port, "start")
+    assert start.returncode == 0, start.stderr
+    new = (server_home / "password").read_text().strip()
+    assert new != old and old not in start.stdout + start.stderr and new not in start.stdout + start.stderr
+    with psycopg.connect((server_home / "dsn").read_text().strip(), connect_timeout=5) as conn:
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+    with pytest.raises(psycopg.OperationalError):
+        psycopg.connect(f"postgresql://postgres:{old}@127.0.0.1:{port}/postgres", connect_timeout=5).close()
+
+
 def test_stale_pid_file_of_another_process_is_not_signalled(server_home: Path) -> None:
     """After pid reuse, postmaster.pid names an unrelated process, here even one called
     ``postgres`` (another cluster's server, say): stop must leave it alone."""

@@ -416,9 +416,10 @@ def _adopt_legacy_root_data(home: Path, data: Path, bin_dir: Path, as_user: dict
     _own_tree(data, int(as_user["user"]), int(as_user["group"]))  # type: ignore[call-overload]
 
 
-def _upgrade_trust(data: Path, bin_dir: Path, as_user: dict[str, object], password: str) -> None:
-    """Give a ``trust`` data directory the superuser password and scram-sha-256 auth."""
-    if not _uses_trust(data):
+def _upgrade_trust(data: Path, bin_dir: Path, as_user: dict[str, object], password: str, *, force: bool = False) -> None:
+    """Give a ``trust`` data directory the superuser password and scram-sha-256 auth; with
+    ``force``, set the password even when the directory already requires one (see :func:`start`)."""
+    if not (force or _uses_trust(data)):
         return
     if _postmaster(data) is not None:
         _pg_ctl_stop(bin_dir, data, as_user)
@@ -441,6 +442,7 @@ def start(home: Path | None = None, port: int | None = None) -> ServerStatus:
     port = port or default_port()
     data = data_dir(home)
     with _locked(home):
+        new_password = not (home / "password").is_file()
         password = _password(home)
         bin_dir, as_user = _prepare_root(home, data, _bin_dir())
         if as_user:
@@ -483,7 +485,10 @@ def start(home: Path | None = None, port: int | None = None) -> ServerStatus:
                 )
             _write_hba(data, as_user)
         else:
-            _upgrade_trust(data, bin_dir, as_user, password)
+            # As root the data lives outside the checkout (keyed by its path): a fresh clone at the
+            # same path, or a deleted .memlab/pg, finds the old cluster but not its password. The
+            # password is the checkout's to set, so the cluster gets the new one.
+            _upgrade_trust(data, bin_dir, as_user, password, force=new_password)
 
         running = _postmaster(data)
         if running is None:
