@@ -31,7 +31,7 @@ def records():
 
 
 def _model(server, **kw) -> OpenAIChatModel:
-    return OpenAIChatModel("fault-model", base_url=server.base_url, retry=FAST, **kw)
+    return OpenAIChatModel("fault-model", base_url=server.base_url, **{"retry": FAST, **kw})
 
 
 def _answer(model) -> dict:
@@ -112,7 +112,9 @@ def test_server_side_rate_limit_answers_429_with_retry_after():
 def test_concurrent_calls_are_each_answered_exactly_once_despite_faults(server):
     server.fail_every, server.latency_s = 4, 0.1
     server.responder = lambda body: {"content": "answer to " + body["messages"][0]["content"]}
-    model = _model(server)
+    # every 4th request *globally* fails, so under concurrency one request can draw the failing
+    # slot on several retries in a row (p ≈ 1/4 each): enough attempts that all 24 get through
+    model = _model(server, retry=RetryPolicy(max_attempts=8, base_delay_s=0.01, max_delay_s=0.05))
     results: dict[int, str] = {}
 
     def call(i: int) -> None:
