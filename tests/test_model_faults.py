@@ -6,7 +6,6 @@ import threading
 
 import pytest
 
-from memlab.llm import calls
 from memlab.llm.openai_model import OpenAIChatModel
 from memlab.llm.retry import RetryPolicy
 from memlab.llm.types import ChatRequest, ModelError, RetryableModelError
@@ -17,17 +16,6 @@ from tests.support.fake_openai_server import GARBAGE, FakeOpenAIServer
 FAST = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.05)
 
 
-@pytest.fixture()
-def server():
-    with FakeOpenAIServer() as s:
-        yield s
-
-
-@pytest.fixture()
-def records():
-    out = []
-    with calls.call_sink(out.append):
-        yield out
 
 
 def _model(server, **kw) -> OpenAIChatModel:

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from memlab.llm import calls
 from memlab.llm.openai_model import OpenAIChatModel
 from memlab.llm.replay import RecordReplayModel
 from memlab.llm.retry import RetryPolicy
@@ -19,12 +18,6 @@ FAST = RetryPolicy(max_attempts=2, base_delay_s=0.01, max_delay_s=0.05)
 INPUTS = {"message": "I live in Lisbon.", "speaker": "user: Maria", "context": "", "date": "2024-05-01"}
 NOT_A_LIST = "[[ ## facts ## ]]\nMaria lives in Lisbon\n\n[[ ## completed ## ]]"  # markers present, type wrong
 
-
-@pytest.fixture()
-def records():
-    out = []
-    with calls.call_sink(out.append):
-        yield out
 
 
 def _model(url: str) -> OpenAIChatModel:

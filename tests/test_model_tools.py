@@ -31,17 +31,6 @@ REMEMBER = ToolSpec(
 )
 
 
-@pytest.fixture()
-def server():
-    with FakeOpenAIServer() as s:
-        yield s
-
-
-@pytest.fixture()
-def records():
-    out = []
-    with calls.call_sink(out.append):
-        yield out
 
 
 def _model(server) -> OpenAIChatModel:
