@@ -11,6 +11,8 @@ older ones.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -171,6 +173,17 @@ class AgentStepRow(Record):
 
 class FormatError(ValueError):
     """A run folder written by a memlab whose record format this one cannot read."""
+
+
+def read_manifest(path: Path, hint: str = "") -> dict[str, Any]:
+    """A run's ``manifest.json``; a corrupt or foreign file is a one-line ``ValueError`` naming it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: corrupt manifest ({exc})") from None
+    if not isinstance(data, dict) or "run_id" not in data:
+        raise ValueError(f"{path}: not a memlab manifest (no run_id){hint}")
+    return data
 
 
 def check_format(manifest: dict[str, Any], where: str) -> int:

@@ -10,7 +10,6 @@ bootstrap CIs; ``compare()`` and ``compare_all()`` are paired comparisons of str
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.metrics import METRICS, check_metric_names, score_probe
-from memlab.records import check_format, upgrade_v1
+from memlab.records import check_format, read_manifest, upgrade_v1
 from memlab.recorder import read_jsonl
 from memlab.stats import Bootstrap, cluster_bootstrap, paired_compare
 
@@ -385,12 +384,7 @@ def load_run(path: str | Path) -> RunResults:
     manifest_path = path / "manifest.json"
     if not manifest_path.exists():
         raise FileNotFoundError(f"{path} is not a memlab run folder (no manifest.json)")
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{manifest_path}: corrupt manifest ({exc})") from None
-    if not isinstance(manifest, dict) or "run_id" not in manifest:
-        raise ValueError(f"{manifest_path}: not a memlab manifest (no run_id); is {path} a run folder?")
+    manifest = read_manifest(manifest_path, hint=f"; is {path} a run folder?")
     res = RunResults(path, manifest)
     res.format_version  # refuse a newer format now, not at the first table
     return res

@@ -30,7 +30,7 @@ from memlab.datasets.stats import dataset_tokens
 from memlab.embeddings import MINILM_ID, embedder_implementation
 from memlab.executors import UnitJob, make_executor
 from memlab.provenance import code_version, environment, git_info, package_versions
-from memlab.records import FORMAT_VERSION, UnitEvent, check_format
+from memlab.records import FORMAT_VERSION, UnitEvent, check_format, read_manifest
 from memlab.recorder import RunLock, RunRecorder, read_jsonl, write_json_atomic
 from memlab.redact import redact, redact_text
 from memlab.units import Unit, now_iso, plan_units
@@ -100,7 +100,7 @@ class Runner:
         if self.resume:
             if not self.manifest_path.exists():
                 raise ResumeMismatch(f"--resume: {self.run_dir} has no manifest.json (not a memlab run folder)")
-            manifest = _read_manifest(self.manifest_path)
+            manifest = read_manifest(self.manifest_path)
             check_format(manifest, str(self.manifest_path))
             if manifest.get("fingerprint") != self.fingerprint:
                 raise ResumeMismatch(
@@ -220,16 +220,6 @@ class Runner:
             write_json_atomic(self.manifest_path, manifest)
         except OSError:
             pass  # e.g. the disk is full: the status stays what the last successful write said
-
-
-def _read_manifest(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: corrupt manifest ({exc})") from None
-    if not isinstance(data, dict) or "run_id" not in data:
-        raise ValueError(f"{path}: not a memlab manifest (no run_id)")
-    return data
 
 
 def _claim_dir(base: Path) -> Path:
