@@ -220,11 +220,18 @@ def _prepare_root(home: Path, data: Path, bin_dir: Path) -> tuple[Path, dict[str
     as_user: dict[str, object] = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
     if _reachable_by_others(bin_dir / "postgres"):
         return bin_dir, as_user
-    install = bin_dir.parent
+    install = bin_dir.parent  # site-packages/<package>/<install>
+    package = install.parent
     copy = base / f"pginstall-{hashlib.sha256(str(install).encode()).hexdigest()[:12]}"
-    if not (copy / ".complete").exists():  # a read-only copy the server user can reach (~40 MB, once)
+    # a read-only copy the server user can reach (~40 MB, once; an older flat copy is redone)
+    if not (copy / ".complete").exists() or not (copy / package.name).is_dir():
         shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(install, copy, symlinks=True)
+        # keep the wheel's layout: the binaries find their bundled libraries through an
+        # $ORIGIN-relative rpath into the sibling "<package>.libs" directory
+        shutil.copytree(install, copy / package.name / install.name, symlinks=True)
+        libs = package.parent / f"{package.name}.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, copy / libs.name, symlinks=True)
         for p in [copy, *copy.rglob("*")]:
             if not p.is_symlink():
                 mode = p.stat().st_mode
@@ -233,7 +240,7 @@ def _prepare_root(home: Path, data: Path, bin_dir: Path) -> tuple[Path, dict[str
                     extra |= stat.S_IXGRP | stat.S_IXOTH
                 os.chmod(p, (mode | extra) & ~(stat.S_IWGRP | stat.S_IWOTH))
         (copy / ".complete").touch()
-    return copy / bin_dir.name, as_user
+    return copy / package.name / install.name / bin_dir.name, as_user
 
 
 def _run(
