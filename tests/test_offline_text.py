@@ -112,3 +112,17 @@ def test_labelled_lines_and_transcripts() -> None:
     assert split_labelled("tool: search: id: 7") == ("tool: search", "id: 7")
     assert transcript_lines("[t1] user: Ayo: hi\n[t2] tool: db: a: 1\nb: 2") == [
         ("t1", "user: Ayo", "hi"), ("t2", "tool: db", "a: 1\nb: 2")]
+
+
+def test_sentences_are_right_when_threads_split_at_once():
+    """The threads executor plays units side by side in one process: sentence splitting must not
+    share state between threads (a shared pysbd segmenter let one thread's sentences be matched
+    against another's text and vanish, which made a threads run differ from a serial one)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [f"I live in town number {i}. My pet is called Bo{i}! Do you like it?" for i in range(400)]
+    expected = [sentences(t) for t in texts]
+    assert all(len(e) == 3 for e in expected)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        got = list(pool.map(sentences, texts))
+    assert got == expected

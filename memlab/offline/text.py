@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from typing import Any
 
 from memlab.offline import lexicon as lx
@@ -27,11 +28,19 @@ def words(text: str) -> list[str]:
     return [t.lower().replace("’", "'") for t in tokens(text)]
 
 
-@functools.cache
-def _segmenter() -> Any:
-    import pysbd
+_local = threading.local()
 
-    return pysbd.Segmenter(language="en", clean=False)
+
+def _segmenter() -> Any:
+    """This thread's sentence segmenter. A ``pysbd.Segmenter`` keeps the text it is segmenting on
+    itself (``original_text``), so one shared by threads (the threads executor) lets a unit's
+    sentences be matched against another unit's text and silently vanish."""
+    seg = getattr(_local, "segmenter", None)
+    if seg is None:
+        import pysbd
+
+        seg = _local.segmenter = pysbd.Segmenter(language="en", clean=False)
+    return seg
 
 
 def sentences(text: str) -> list[str]:
