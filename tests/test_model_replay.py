@@ -114,3 +114,32 @@ def test_corrupt_cache_line_is_reported_with_file_and_line(tmp_path):
     cache.write_text(json.dumps({"response": "no key"}) + "\n")
     with pytest.raises(ValueError, match=r"calls\.jsonl:1: corrupt cache entry \(KeyError"):
         RecordReplayModel(_model("http://127.0.0.1:9/v1"), cache, "record")
+
+
+def _append_many(path: str, worker: int, n: int) -> None:
+    from pathlib import Path
+
+    from memlab.llm.replay import append_line
+
+    for i in range(n):
+        # long lines (several times a pipe/buffer size) are the ones a split write would tear
+        append_line(Path(path), json.dumps({"key": f"{worker}-{i}", "response": str(worker) * 100_000}) + "\n")
+
+
+def test_processes_recording_into_one_cache_never_interleave_lines(tmp_path):
+    """Parallel workers in record mode append to the same cache file: every line must come out
+    whole (one parseable entry per append, none lost)."""
+    import multiprocessing as mp
+
+    path = tmp_path / "cache.jsonl"
+    ctx = mp.get_context("fork")
+    procs = [ctx.Process(target=_append_many, args=(str(path), w, 8)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+        assert p.exitcode == 0
+    lines = [ln for ln in path.read_text(encoding="utf-8").split("\n") if ln]
+    entries = [json.loads(ln) for ln in lines]
+    assert sorted(e["key"] for e in entries) == sorted(f"{w}-{i}" for w in range(4) for i in range(8))
+    assert all(set(e["response"]) == {e["key"].split("-")[0]} for e in entries)

@@ -172,10 +172,7 @@ class RecordReplayModel:
             else:
                 self._entries[key] = entry
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write(line)
-                fh.flush()
-                os.fsync(fh.fileno())
+            append_line(self.path, line)
 
     def _explain_miss(self, request: ChatRequest) -> str:
         new = _flatten(request.messages)
@@ -193,3 +190,22 @@ class RecordReplayModel:
 
 def _flatten(messages: list[dict[str, Any]]) -> str:
     return "\n".join(f"<{m.get('role')}>\n{m.get('content') or ''}" for m in messages)
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one JSONL line so that processes recording into the same cache (parallel workers,
+    two runs) never interleave: an exclusive ``flock`` for the duration, and the whole line in
+    one ``write`` on an ``O_APPEND`` descriptor (a buffered text file may split a long line into
+    several writes, and another process's line could land between them)."""
+    import fcntl
+
+    data = line.encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)  # closing releases the lock
