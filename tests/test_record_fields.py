@@ -1,0 +1,46 @@
+"""The run-log rows that copy a model of another layer stay in step with it.
+
+``MemoryOpRow`` repeats :class:`memlab.memory.item.MemoryEvent`'s fields (plus where and when the
+operation happened) and ``CallRow`` carries :class:`memlab.llm.types.CallRecord`. A field added
+to the event or the call record without the row would make every emission fail
+(``extra="forbid"``) or, worse, be dropped; these tests name the field that went missing."""
+
+from __future__ import annotations
+
+from memlab.llm.types import CallRecord
+from memlab.memory.item import MemoryEvent, Op
+from memlab.records import CallRow, MemoryOpRow, Record
+
+SCOPE = {"run_id": "r", "attempt": "a", "strategy": "s", "dataset": "d", "conversation_id": "c"}
+
+
+def test_every_memory_event_field_is_a_memory_op_row_field():
+    missing = set(MemoryEvent.model_fields) - set(MemoryOpRow.model_fields)
+    assert not missing, f"MemoryOpRow lacks MemoryEvent fields: {sorted(missing)}"
+
+
+def test_a_memory_event_with_every_field_set_round_trips_through_its_row():
+    ev = MemoryEvent(op=Op.UPDATE, item_id="m1", namespace="ns", kind="preference", text="likes tea",
+                     previous_text="likes coffee", source_turn_ids=["t1", "t4"], reason="same slot", store="chroma")
+    row = MemoryOpRow(**SCOPE, seq=3, turn_id="t4", **ev.record())
+    dumped = row.model_dump(mode="json")
+    assert {k: dumped[k] for k in MemoryEvent.model_fields} == ev.record()
+
+
+def test_every_call_record_field_reaches_the_call_row():
+    """CallRow keeps the fields it declares and accepts the rest of a CallRecord (``extra="allow"``)."""
+    rec = CallRecord(call_id="c1", purpose="extract", signature="ExtractFacts", model="m", prompt_tokens=5,
+                     completion_tokens=2, attempts=2, ok=False, error="boom", tools_offered=["store_fact"],
+                     tool_calls=["store_fact"])
+    row = CallRow.model_validate({**SCOPE, **rec.model_dump(mode="json"), "turn_id": "t1", "phase": "turn"})
+    dumped = row.model_dump(mode="json")
+    for name in CallRecord.model_fields:
+        assert dumped.get(name) == rec.model_dump(mode="json")[name], f"CallRow dropped CallRecord.{name}"
+
+
+def test_scope_fields_are_not_shadowed_by_the_copied_models():
+    """The copied models must not define a scope field (run_id, strategy, …) of their own: the
+    row's value would then depend on which was spread last."""
+    scope = set(Record.model_fields)
+    assert not scope & set(MemoryEvent.model_fields)
+    assert not scope & set(CallRecord.model_fields)
