@@ -173,7 +173,33 @@ def _cmd_rejudge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_judge_flags(p: argparse.ArgumentParser) -> None:
+def _cmd_judge_audit(args: argparse.Namespace) -> int:
+    """Measure the judge on the run's answers plus planted wrong and paraphrased-right ones."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from memlab.judging.audit import audit
+
+    result = audit(args.run_dir, _judge_spec_from_args(args), repeats=args.repeats, workers=args.workers)
+    console = Console() if Console().is_terminal else Console(width=200)
+    table = Table(title=f"judge audit · {args.run_dir}", title_style="bold")
+    for col in result.table.columns:
+        table.add_column(col.replace("_", " "), justify="left" if col in ("prompt", "kind", "expected") else "right")
+    for row in result.table.itertuples(index=False):
+        table.add_row(*("–" if v is None or v != v else f"{v:.2f}" if isinstance(v, float) else str(v) for v in row))
+    console.print(table)
+    s = result.summary
+    for prompt, p in s["prompts"].items():
+        console.print(f"{prompt} ({p['prompt_hash'][:12]}): false-accept {p['false_accept']} · false-reject {p['false_reject']} · "
+                      f"agrees with containment {p['agreement_with_containment']} · with F1 {p['agreement_with_f1']}"
+                      + (f" · variance {p['variance']}" if p["variance"] is not None else ""))
+    console.print(f"lenient vs strict agree on {s['prompt_agreement']} of all items, {s['prompt_agreement_run_answers']} "
+                  f"of the run's answers · temperature {s['temperature']} · cache {s['cache_mode']} · "
+                  f"{s['judge_calls']} judge calls · wrote judge_audit.csv, judge_audit.json in {args.run_dir}")
+    return 0
+
+
+def _add_judge_flags(p: argparse.ArgumentParser, *, prompt: bool = True) -> None:
     from memlab.judging.prompts import DEFAULT_JUDGE_PROMPT
 
     p.add_argument("--judge-model", help="OpenAI-compatible judge model name (default: the run's judge, else offline)")
@@ -183,8 +209,9 @@ def _add_judge_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache-path", help="the record/replay JSONL file")
     p.add_argument("--temperature", type=float, help="the judge's sampling temperature (default 0)")
     p.add_argument("--workers", type=_positive_int, default=1, help="judge calls in flight at once")
-    p.add_argument("--prompt", choices=["lenient", "strict"], default=DEFAULT_JUDGE_PROMPT,
-                   help=f"the judge prompt (docs/judging.md; default {DEFAULT_JUDGE_PROMPT})")
+    if prompt:
+        p.add_argument("--prompt", choices=["lenient", "strict"], default=DEFAULT_JUDGE_PROMPT,
+                       help=f"the judge prompt (docs/judging.md; default {DEFAULT_JUDGE_PROMPT})")
 
 
 def _cmd_components(args: argparse.Namespace) -> int:
@@ -277,6 +304,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="the new run folder (default <RUN_DIR>-rejudged-<prompt>)")
     _add_judge_flags(p)
     p.set_defaults(fn=_cmd_rejudge)
+
+    p = sub.add_parser("judge-audit", help="measure a judge: false accepts/rejects on planted answers, prompt agreement, variance")
+    p.add_argument("run_dir")
+    p.add_argument("--repeats", type=_positive_int, default=1, help="judge every item N times to measure variance")
+    _add_judge_flags(p, prompt=False)
+    p.set_defaults(fn=_cmd_judge_audit)
 
     p = sub.add_parser("components", help="list registered presets, components, stores and metrics")
     p.set_defaults(fn=_cmd_components)
