@@ -178,9 +178,9 @@ def _cmd_judge_audit(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from memlab.judging.audit import audit
+    from memlab.judging.audit import judge_audit
 
-    result = audit(args.run_dir, _judge_spec_from_args(args), repeats=args.repeats, workers=args.workers)
+    result = judge_audit(args.run_dir, _judge_spec_from_args(args), repeats=args.repeats, workers=args.workers)
     console = Console() if Console().is_terminal else Console(width=200)
     table = Table(title=f"judge audit · {args.run_dir}", title_style="bold")
     for col in result.table.columns:

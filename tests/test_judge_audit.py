@@ -18,7 +18,7 @@ import pytest
 
 from memlab.cli import main
 from memlab.config import RunConfig
-from memlab.judging.audit import audit, plants, reformat_date
+from memlab.judging.audit import judge_audit, plants, reformat_date
 from memlab.judging.prompts import JUDGE_PROMPTS, judge_inputs, prompt_hash
 from memlab.judging.rejudge import rejudge
 from memlab.llm.offline_model import OfflineChatModel
@@ -189,7 +189,7 @@ def test_audit_reports_the_false_accepts_of_a_judge_biased_to_any_gold_word(
         return _verdict(bool(gold & set(re.findall(r"\w+", f["response"].lower()))))
 
     server.responder = any_gold_word
-    result = audit(run_copy, _endpoint_judge(server, monkeypatch))
+    result = judge_audit(run_copy, _endpoint_judge(server, monkeypatch))
     table = result.table.set_index(["prompt", "kind"])
     for prompt in JUDGE_PROMPTS:
         assert table.loc[(prompt, "hedge"), "false_accept"] == 1.0
@@ -206,14 +206,16 @@ def test_audit_reports_the_false_accepts_of_a_judge_biased_to_any_gold_word(
 def test_audit_reports_variance_for_a_judge_that_flips(run_copy: Path, server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(0)
     server.responder = lambda body: _verdict(rng.random() < 0.5)
-    result = audit(run_copy, _endpoint_judge(server, monkeypatch), repeats=3, write=False)
+    result = judge_audit(run_copy, {**_endpoint_judge(server, monkeypatch), "temperature": 0.7}, repeats=3, write=False)
+    assert {r["body"]["temperature"] for r in server.requests} == {0.7}  # the judge really samples
+    assert result.summary["temperature"] == 0.7
     assert result.summary["prompts"]["lenient"]["variance"] > 0
     assert result.summary["prompts"]["strict"]["variance"] > 0
     assert result.table["changed_across_repeats"].notna().all()
 
 
 def test_audit_of_the_offline_judge_separates_the_two_prompts_on_hedges(run_copy: Path) -> None:
-    result = audit(run_copy, {"provider": "offline"}, repeats=2)
+    result = judge_audit(run_copy, {"provider": "offline"}, repeats=2)
     table = result.table.set_index(["prompt", "kind"])
     assert table.loc[("lenient", "hedge"), "false_accept"] == 1.0
     assert table.loc[("strict", "hedge"), "false_accept"] == 0.0

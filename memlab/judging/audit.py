@@ -1,7 +1,7 @@
 """Auditing a judge: how often does it accept known-wrong answers and reject known-right ones?
 
 A judged score is only as good as its judge, and judges differ a lot (the same LoCoMo answers
-score 91% under one prompt and 35% under a strict one). ``audit(run_dir)`` re-judges a run's
+score 91% under one prompt and 35% under a strict one). ``judge_audit(run_dir)`` re-judges a run's
 answers, under both shipped prompts, together with answers whose verdict is known because they
 are *planted*, built deterministically from each probe:
 
@@ -134,7 +134,7 @@ def _items(run_dir: Path) -> list[dict[str, Any]]:
     return [*answered.values(), *plants(list(distinct.values()))]
 
 
-def audit(run_dir: str | Path, judge: Any = None, *, repeats: int = 1, workers: int = 1, write: bool = True) -> AuditResult:
+def judge_audit(run_dir: str | Path, judge: Any = None, *, repeats: int = 1, workers: int = 1, write: bool = True) -> AuditResult:
     """Audit ``judge`` (a ModelSpec or its dict; None: the run's own judge, else the offline judge) on
     ``run_dir``'s answers and planted ones, under both prompts, ``repeats`` times each."""
     from memlab.judging.rejudge import source_judge_spec
@@ -157,7 +157,7 @@ def audit(run_dir: str | Path, judge: Any = None, *, repeats: int = 1, workers: 
                                it.get("superseded") or [], it["response"]) for it in items]
         runs = []
         for _ in range(repeats):
-            verdicts, made = judge_all(model, prompt, inputs, workers=workers)
+            verdicts, made = judge_all(model, prompt, inputs, workers=workers, temperature=spec.temperature)
             runs.append([None if "error" in v else bool(v.get("correct")) for v in verdicts])
             calls_made += len(made)
             tokens += sum(c.prompt_tokens + c.completion_tokens for c in made)

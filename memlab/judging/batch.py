@@ -25,10 +25,10 @@ def build_judge(spec: Any) -> Any:
 
 
 def judge_all(model: Any, prompt: str, items: list[dict[str, str]], *, scopes: list[dict[str, Any]] | None = None,
-              workers: int = 1) -> tuple[list[dict[str, Any]], list[CallRecord]]:
-    """Judge every item (the judge's inputs) with ``prompt``; the judge records in item order, and
-    every call made (each carrying its item's scope)."""
-    role = judge_role(model, prompt)
+              workers: int = 1, temperature: float | None = None) -> tuple[list[dict[str, Any]], list[CallRecord]]:
+    """Judge every item (the judge's inputs) with ``prompt`` at ``temperature``; the judge records in
+    item order, and every call made (each carrying its item's scope)."""
+    role = judge_role(model, prompt, temperature=temperature)
     made: list[CallRecord] = []
     scopes = scopes or [{} for _ in items]
     tasks = []

@@ -46,11 +46,17 @@ def prompt_hash(name: str) -> str:
     return hashlib.sha256(json.dumps(prompt_text(name), sort_keys=True).encode()).hexdigest()
 
 
-def judge_role(model: Any, prompt: str = DEFAULT_JUDGE_PROMPT) -> Any:
-    """The judge as a memlab Role over ``model`` with the named prompt."""
+def judge_role(model: Any, prompt: str = DEFAULT_JUDGE_PROMPT, *, temperature: float | None = None) -> Any:
+    """The judge as a memlab Role over ``model`` with the named prompt.
+
+    ``temperature`` is set on the DSPy predictor, because the request's temperature is what the
+    model layer sends: a judge audited for variance must really sample."""
     from memlab.roles.program import Role
 
-    return Role(JUDGE_PROMPTS[check_prompt_name(prompt)], model, "judge")
+    role = Role(JUDGE_PROMPTS[check_prompt_name(prompt)], model, "judge")
+    if temperature:
+        role.predict.update_config(temperature=temperature)
+    return role
 
 
 def gold_field(gold: list[list[str]], gold_match: str = "any") -> str:
@@ -73,12 +79,13 @@ def judge_inputs(prompt: str, question: str, gold: list[list[str]], gold_match: 
 
 def judge_record(role: Any, prompt: str, inputs: dict[str, str]) -> dict[str, Any]:
     """Run the judge once; the probe's ``judge`` record (verdict or error, prompt and its hash)."""
+    from memlab.redact import redact_text
     from memlab.roles.program import RoleFailure
 
     try:
         verdict: dict[str, Any] = dict(role(**inputs).items())
     except RoleFailure as exc:
-        verdict = {"error": str(exc)}
+        verdict = {"error": redact_text(str(exc))}
     return {**verdict, "prompt": prompt, "prompt_hash": prompt_hash(prompt)}
 
 

@@ -77,7 +77,7 @@ def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, pr
     scopes = [{k: probes[i].get(k) for k in ("run_id", "attempt", "strategy", "dataset", "conversation_id")}
               | {"probe_id": probes[i]["probe_id"], "phase": "probe"} for i in todo]
     model = build_judge(spec)
-    verdicts, made = judge_all(model, prompt, items, scopes=scopes, workers=workers)
+    verdicts, made = judge_all(model, prompt, items, scopes=scopes, workers=workers, temperature=spec.temperature)
     for i, verdict in zip(todo, verdicts, strict=True):
         probes[i]["judge"] = verdict
     for stream in sorted(src.glob("*.jsonl")):
