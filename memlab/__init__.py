@@ -31,6 +31,8 @@ _LAZY = {
     "make_store": "memlab.memory.stores.base",
     "MemoryItem": "memlab.memory.item",
     "Registry": "memlab.registry",
+    "rejudge": "memlab.judging.rejudge",
+    "judge_audit": "memlab.judging.audit",
 }
 
 __all__ = sorted(_LAZY)

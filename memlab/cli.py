@@ -140,6 +140,80 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 1 if bad or not checked else 0
 
 
+def _judge_spec_from_args(args: argparse.Namespace) -> dict | None:
+    """The judge the flags name (None: none named). ``--judge-model``/``--base-url``: an
+    OpenAI-compatible judge; ``--offline-judge``: the offline one; cache flags wrap either."""
+    spec: dict = {}
+    if args.offline_judge:
+        spec["provider"] = "offline"
+    elif args.judge_model or args.base_url:
+        spec.update(provider="openai", model=args.judge_model, base_url=args.base_url)
+    if args.cache_mode:
+        spec["cache"] = {"mode": args.cache_mode, "path": args.cache_path}
+    if args.temperature is not None:
+        spec["temperature"] = args.temperature
+    return spec or None
+
+
+def _cmd_rejudge(args: argparse.Namespace) -> int:
+    """Re-score an existing run's answers with another judge or prompt into a new run folder."""
+    from rich.console import Console
+
+    from memlab.judging.rejudge import rejudge, source_judge_spec
+    from memlab.records import read_manifest
+    from memlab.report import write_report
+
+    spec = _judge_spec_from_args(args)
+    if spec is not None and "provider" not in spec:  # only cache/temperature flags: keep the run's own judge
+        spec = {**(source_judge_spec(read_manifest(Path(args.run_dir) / "manifest.json")) or {}), **spec}
+    out = rejudge(args.run_dir, spec, prompt=args.prompt, out=args.out, workers=args.workers, report=False)
+    console = Console() if Console().is_terminal else Console(width=200)
+    write_report(out, console=console)
+    console.print(f"re-judged {args.run_dir} with the {args.prompt} prompt → {out}")
+    return 0
+
+
+def _cmd_judge_audit(args: argparse.Namespace) -> int:
+    """Measure the judge on the run's answers plus planted wrong and paraphrased-right ones."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from memlab.judging.audit import judge_audit
+
+    result = judge_audit(args.run_dir, _judge_spec_from_args(args), repeats=args.repeats, workers=args.workers)
+    console = Console() if Console().is_terminal else Console(width=200)
+    table = Table(title=f"judge audit · {args.run_dir}", title_style="bold")
+    for col in result.table.columns:
+        table.add_column(col.replace("_", " "), justify="left" if col in ("prompt", "kind", "expected") else "right")
+    for row in result.table.itertuples(index=False):
+        table.add_row(*("–" if v is None or v != v else f"{v:.2f}" if isinstance(v, float) else str(v) for v in row))
+    console.print(table)
+    s = result.summary
+    for prompt, p in s["prompts"].items():
+        console.print(f"{prompt} ({p['prompt_hash'][:12]}): false-accept {p['false_accept']} · false-reject {p['false_reject']} · "
+                      f"agrees with containment {p['agreement_with_containment']} · with F1 {p['agreement_with_f1']}"
+                      + (f" · variance {p['variance']}" if p["variance"] is not None else ""))
+    console.print(f"lenient vs strict agree on {s['prompt_agreement']} of all items, {s['prompt_agreement_run_answers']} "
+                  f"of the run's answers · temperature {s['temperature']} · cache {s['cache_mode']} · "
+                  f"{s['judge_calls']} judge calls · wrote judge_audit.csv, judge_audit.json in {args.run_dir}")
+    return 0
+
+
+def _add_judge_flags(p: argparse.ArgumentParser, *, prompt: bool = True) -> None:
+    from memlab.judging.prompts import DEFAULT_JUDGE_PROMPT
+
+    p.add_argument("--judge-model", help="OpenAI-compatible judge model name (default: the run's judge, else offline)")
+    p.add_argument("--base-url", help="the judge's OpenAI-compatible endpoint (key from $OPENAI_API_KEY)")
+    p.add_argument("--offline-judge", action="store_true", help="use the offline judge (memlab/offline/judge.py)")
+    p.add_argument("--cache-mode", choices=["off", "record", "replay", "replay-strict"], help="record/replay the judge's calls")
+    p.add_argument("--cache-path", help="the record/replay JSONL file")
+    p.add_argument("--temperature", type=float, help="the judge's sampling temperature (default 0)")
+    p.add_argument("--workers", type=_positive_int, default=1, help="judge calls in flight at once")
+    if prompt:
+        p.add_argument("--prompt", choices=["lenient", "strict"], default=DEFAULT_JUDGE_PROMPT,
+                       help=f"the judge prompt (docs/judging.md; default {DEFAULT_JUDGE_PROMPT})")
+
+
 def _cmd_components(args: argparse.Namespace) -> int:
     from memlab.memory.stores.base import STORES
     from memlab.metrics import METRICS
@@ -224,6 +298,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check native dataset files; non-zero exit on any problem")
     p.add_argument("paths", nargs="+")
     p.set_defaults(fn=_cmd_validate)
+
+    p = sub.add_parser("rejudge", help="re-score a run's answers with another judge or judge prompt, into a new run folder")
+    p.add_argument("run_dir")
+    p.add_argument("--out", help="the new run folder (default <RUN_DIR>-rejudged-<prompt>)")
+    _add_judge_flags(p)
+    p.set_defaults(fn=_cmd_rejudge)
+
+    p = sub.add_parser("judge-audit", help="measure a judge: false accepts/rejects on planted answers, prompt agreement, variance")
+    p.add_argument("run_dir")
+    p.add_argument("--repeats", type=_positive_int, default=1, help="judge every item N times to measure variance")
+    _add_judge_flags(p, prompt=False)
+    p.set_defaults(fn=_cmd_judge_audit)
 
     p = sub.add_parser("components", help="list registered presets, components, stores and metrics")
     p.set_defaults(fn=_cmd_components)

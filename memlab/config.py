@@ -13,7 +13,7 @@ a purpose (``agent``, ``extract``, ``gate``, ``consolidate``, ``summarize``, ``c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -61,6 +61,8 @@ class RunConfig(BaseModel):
     model: ModelSpec = Field(default_factory=ModelSpec, description="The default model for every LLM role.")
     models: dict[str, ModelSpec] = Field(default_factory=dict, description="Per-role overrides, keyed by purpose.")
     judge: ModelSpec | None = Field(default=None, description="Optional LLM judge for answer accuracy.")
+    judge_prompt: Literal["lenient", "strict"] = Field(
+        default="strict", description="The judge's prompt (docs/judging.md): strict (default) or lenient (LoCoMo-style).")
     plugins: list[str] = Field(default_factory=list, description="Modules to import that register components/presets.")
     store_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Default options per store backend, e.g. {postgres: {dsn: ...}}."

@@ -51,6 +51,7 @@ def _fingerprint(resolved: list[dict[str, Any]], hashes: dict[str, str], config:
     payload = {"strategies": resolved, "datasets": hashes, "model": config.model.model_dump(mode="json"),
                "models": {k: v.model_dump(mode="json") for k, v in sorted(config.models.items())},
                "judge": config.judge.model_dump(mode="json") if config.judge else None,
+               **({"judge_prompt": config.judge_prompt} if config.judge_spec() else {}),
                "limit": config.limit_conversations, "seed": config.seed}
     return hashlib.sha256(json.dumps(redact(payload), sort_keys=True, default=str).encode()).hexdigest()[:16]
 
@@ -116,6 +117,8 @@ class Runner:
         if self.manifest_path.exists():
             raise FileExistsError(f"{self.run_dir} already holds a run; use --resume to continue it")
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        from memlab.judging.prompts import judge_manifest  # imports DSPy: only when a run starts
+
         git = git_info()
         return {
             "format_version": FORMAT_VERSION,
@@ -136,6 +139,7 @@ class Runner:
                 for p, ds in self.datasets
             ],
             "models": {},
+            "judge": redact(judge_manifest(self.config.judge_spec(), self.config.judge_prompt)),
             "embedder": {"model": MINILM_ID, "implementation": embedder_implementation(), "dim": 384},
             "tokenizer": "tiktoken cl100k_base",
             "git": git,

@@ -99,7 +99,7 @@ class Workbench:
         models = {"default": model_for(config.model), **{p: model_for(s) for p, s in specs.items()}}
         judge_spec = config.judge_spec()
         self.judge_model = model_for(judge_spec) if judge_spec else None
-        self.roles = MemoryRoles(models, self.judge_model)
+        self.roles = MemoryRoles(models, self.judge_model, judge_prompt=config.judge_prompt)
         self.strategies: dict[str, Any] = {}
 
     def models_manifest(self) -> dict[str, Any]:
@@ -224,8 +224,8 @@ class UnitPlayer:
 
     def _ask(self, strategy: Any, probe: Probe, event: TurnEvent, base: dict[str, Any], texts: list[str],
              tracker: SurvivalTracker) -> None:
+        from memlab.judging.prompts import judge_inputs, judge_record
         from memlab.scoring import gold_written
-        from memlab.roles.program import RoleFailure
 
         now = probe.asked_at or event.timestamp
         gold = [g.forms() for g in probe.gold]
@@ -240,11 +240,9 @@ class UnitPlayer:
             text = ctx.text
             judge = None
             if self.bench.roles.judge is not None and result.answer is not None:
-                accepted = " | ".join(f for forms in gold for f in forms) or "(none: the right response is to say it is unknown)"
-                try:
-                    judge = dict(self.bench.roles.judge(question=probe.question, gold=accepted, response=result.answer).items())
-                except RoleFailure as exc:
-                    judge = {"error": str(exc)}
+                prompt = self.bench.roles.judge_prompt
+                judge = judge_record(self.bench.roles.judge, prompt, judge_inputs(
+                    prompt, probe.question, gold, probe.gold_match, list(probe.superseded), result.answer))
         for step in result.agent_steps:
             self.emit("agent_steps", AgentStepRow(**base, probe_id=probe.id, **step.record()))
         sources = ctx.source_turn_ids()

@@ -27,7 +27,8 @@ EXAMPLES = {
     sig.ReconcileMemory: dict(new_fact="Ida lives in Graz.", existing=["Ida lives in Linz."]),
     sig.Summarize: dict(previous_summary="", messages="[2024-05-08] Ida: I moved to Graz."),
     sig.AnswerFromMemory: dict(context="[2024-05-08] Ida lives in Graz.", question="Where does Ida live?", date="2024-05-09"),
-    sig.JudgeAnswer: dict(question="Where?", gold="Graz", response="Graz"),
+    sig.JudgeAnswerLenient: dict(question="Where?", gold="Graz", response="Graz"),
+    sig.JudgeAnswerStrict: dict(question="Where?", gold="Graz", superseded="Linz", response="Graz"),
     sig.AgentStep: dict(context="", working_memory="user: Ida: I moved to Graz.", memory_status="10 / 100 tokens (10%)"),
 }
 

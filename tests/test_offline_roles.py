@@ -113,12 +113,13 @@ def test_question_types() -> None:
         ["name", "when", "where", "number", "name", "name", "what"]
 
 
-def test_judge_containment_overlap_and_abstention() -> None:
-    assert judge("Leuven", "She lives in Leuven, Belgium.") == {"correct": True, "abstained": False}
-    assert judge("Dr. Peeters | Peeters", "peeters") == {"correct": True, "abstained": False}
-    assert judge("Leuven", "Ghent") == {"correct": False, "abstained": False}
-    assert judge("Leuven", "I don't know") == {"correct": False, "abstained": True}
-    assert judge("(none: the right response is to say it is unknown)", "I don't know")["correct"] is True
+@pytest.mark.parametrize("strict", [False, True], ids=["lenient", "strict"])
+def test_judge_containment_overlap_and_abstention(strict: bool) -> None:
+    assert judge("Leuven", "She lives in Leuven, Belgium.", strict=strict) == {"correct": True, "abstained": False}
+    assert judge("Dr. Peeters | Peeters", "peeters", strict=strict) == {"correct": True, "abstained": False}
+    assert judge("Leuven", "Ghent", strict=strict) == {"correct": False, "abstained": False}
+    assert judge("Leuven", "I don't know", strict=strict) == {"correct": False, "abstained": True}
+    assert judge("(none: the right response is to say it is unknown)", "I don't know", strict=strict)["correct"] is True
 
 
 def test_summary_reads_multi_line_messages_and_keeps_tool_values(sim: Similarity) -> None:

@@ -95,9 +95,14 @@ def _answer(v: dict[str, Any], env: Env) -> Reply:
     return Reply({"answer": answer.answer(_s(v, "context"), _s(v, "question"), env.sim)})
 
 
-@role("JudgeAnswer", "question gold response", "correct abstained")
-def _judge(v: dict[str, Any], env: Env) -> Reply:
-    return Reply(judge.judge(_s(v, "gold"), _s(v, "response")))
+@role("JudgeAnswerLenient", "question gold response", "correct abstained")
+def _judge_lenient(v: dict[str, Any], env: Env) -> Reply:
+    return Reply(judge.judge(_s(v, "gold"), _s(v, "response"), strict=False))
+
+
+@role("JudgeAnswerStrict", "question gold superseded response", "correct abstained")
+def _judge_strict(v: dict[str, Any], env: Env) -> Reply:
+    return Reply(judge.judge(_s(v, "gold"), _s(v, "response"), strict=True, superseded=_s(v, "superseded")))
 
 
 @role("AgentStep", "context working_memory memory_status", "next_thought")

@@ -263,7 +263,7 @@ class MemoryRoles(dspy.Module):
     not listed use ``default``. The judge exists only when a judge model is given."""
 
     def __init__(self, models: dict[str, ChatModel] | ChatModel, judge_model: ChatModel | None = None,
-                 *, native_tools: bool = True) -> None:
+                 *, native_tools: bool = True, judge_prompt: str | None = None) -> None:
         super().__init__()
         if not isinstance(models, dict):
             models = {"default": models}
@@ -289,7 +289,10 @@ class MemoryRoles(dspy.Module):
         self.compose = Role(sig.ComposeSummaries, pick("consolidate"), "consolidate")
         self.analyze_learning = Role(sig.AnalyzeForLearning, pick("extract"), "extract")
         judge = judge_model or models.get("judge")
-        self.judge = Role(sig.JudgeAnswer, judge, "judge") if judge is not None else None
+        from memlab.judging.prompts import DEFAULT_JUDGE_PROMPT, judge_role
+
+        self.judge_prompt = judge_prompt or DEFAULT_JUDGE_PROMPT
+        self.judge = judge_role(judge, self.judge_prompt) if judge is not None else None
 
     def describe(self) -> dict[str, Any]:
         return {purpose: self.models.get(purpose, self.models["default"]).describe() for purpose in ROLE_PURPOSES

@@ -15,6 +15,10 @@ import dspy
 from pydantic import BaseModel
 
 
+JUDGE_GOLD_DESC = ("accepted answers, separated by ' | '; an answer with several required parts "
+                   "lists the parts separated by ' & ' (each part with its accepted forms separated by ' | ')")
+
+
 class ExtractFacts(dspy.Signature):
     """Extract the durable facts worth remembering about the user (and people, places, plans and
     preferences they mention) from the new message. Write each fact as one short self-contained
@@ -129,17 +133,40 @@ class AnswerFromMemory(dspy.Signature):
     answer: str = dspy.OutputField()
 
 
-class JudgeAnswer(dspy.Signature):
-    """Judge whether the response answers the question correctly given the gold answer(s). Minor
-    wording differences and extra correct detail are fine; a wrong or missing value is not. Also say
-    whether the response declines to answer (says it does not know)."""
+class JudgeAnswerLenient(dspy.Signature):
+    """Label a response to a question as correct or wrong, given the gold answer. The question asks
+    about something the assistant should know from earlier conversations with the user; the gold
+    answer is usually short and names the topic. The response may be much longer: be generous —
+    if it touches on the same topic as the gold answer, count it as correct. For questions about
+    time, the gold answer is a date, month or year; if the response refers to the same date or
+    period, even in another format or with relative wording ("last Tuesday", "May 7th" for
+    "7 May"), count it as correct. Also say whether the response declines to answer (says it does
+    not know)."""
 
     question: str = dspy.InputField()
-    gold: str = dspy.InputField(desc="accepted answers, separated by ' | '")
+    gold: str = dspy.InputField(desc=JUDGE_GOLD_DESC)
     response: str = dspy.InputField()
     correct: bool = dspy.OutputField()
     abstained: bool = dspy.OutputField()
 
+
+class JudgeAnswerStrict(dspy.Signature):
+    """Judge strictly whether the response answers the question correctly, given the gold answer.
+    It is correct only if it states every element of the gold answer (every part, when the gold
+    lists several that are all required) with the same value: the same name, number, date or
+    place, where wording may differ but the value may not. It is wrong if it leaves out an
+    element, gives a value that contradicts the gold, gives a superseded (earlier, no longer
+    current) value — even next to the current one — or hedges between values ("maybe X or Y",
+    "probably X"). Extra detail that is true and consistent with the gold is fine. Also say whether
+    the response declines to answer (says it does not know)."""
+
+    question: str = dspy.InputField()
+    gold: str = dspy.InputField(desc=JUDGE_GOLD_DESC)
+    superseded: str = dspy.InputField(desc="values that were true earlier but are no longer current, "
+                                           "separated by ' | ' (empty when none)")
+    response: str = dspy.InputField()
+    correct: bool = dspy.OutputField()
+    abstained: bool = dspy.OutputField()
 
 
 class EntityRelationship(BaseModel):
@@ -240,7 +267,7 @@ class AnalyzeForLearning(dspy.Signature):
 
 SIGNATURES: dict[str, type[dspy.Signature]] = {
     cls.__name__: cls for cls in (ExtractFacts, ExtractFromTranscript, ShouldRemember, ReconcileMemory, Summarize,
-                                  AnswerFromMemory, JudgeAnswer, AgentStep, RecordEpisode,
+                                  AnswerFromMemory, JudgeAnswerLenient, JudgeAnswerStrict, AgentStep, RecordEpisode,
                                   SummarizeWithEntities, ClassifyMemory, SameFact, ComposeSummaries,
                                   AnalyzeForLearning)
 }

@@ -1,0 +1,110 @@
+"""Re-scoring an existing run with another judge, without re-running its strategies.
+
+``rejudge(run_dir, judge, prompt=...)`` copies the run's records into a new run folder, replaces
+only the ``judge`` field of every answered probe with the new judge's verdict (contexts, answers,
+memory operations and the other streams are copied byte for byte), swaps the old judge's call
+records for the new ones, and writes a manifest that names the new judge and its prompt hash and
+links the source run (``rejudged_from``). Metrics are scored when the folder is loaded, so
+``answer_correct`` follows the new judge; the tables and plots are rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+from memlab.judging.batch import build_judge, judge_all
+from memlab.judging.prompts import DEFAULT_JUDGE_PROMPT, check_prompt_name, judge_inputs, judge_manifest
+from memlab.records import CallRow, check_format, read_manifest
+from memlab.recorder import read_jsonl, write_json_atomic
+from memlab.redact import redact, redact_text
+
+
+def source_judge_spec(manifest: dict[str, Any]) -> dict[str, Any] | None:
+    """The judge a run was made with (``judge:`` or ``models: {judge: ...}`` of its config), if any."""
+    config = manifest.get("config") or {}
+    return config.get("judge") or (config.get("models") or {}).get("judge")
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    tmp = path.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+
+
+def rejudge(run_dir: str | Path, judge: Any = None, *, prompt: str = DEFAULT_JUDGE_PROMPT, out: str | Path | None = None,
+            workers: int = 1, report: bool = True) -> Path:
+    """Re-judge ``run_dir``'s answers with ``judge`` (a ModelSpec or its dict; None: the run's own
+    judge, else the offline judge) under ``prompt``; returns the new run folder.
+
+    ``out`` defaults to ``<run_dir>-rejudged-<prompt>`` (``-2``, ``-3``... when taken)."""
+    from memlab.llm.base import ModelSpec
+    from memlab.runner import _claim_dir
+
+    src = Path(run_dir)
+    check_prompt_name(prompt)
+    manifest = read_manifest(src / "manifest.json", " (is this a memlab run folder?)")
+    if check_format(manifest, str(src / "manifest.json")) < 2:
+        raise ValueError(f"{src}: run format 1 cannot be re-judged; re-run it with this memlab")
+    spec = judge if isinstance(judge, ModelSpec) else ModelSpec.model_validate(judge or source_judge_spec(manifest) or {})
+    dest = Path(out) if out is not None else _claim_dir(src.with_name(f"{src.name}-rejudged-{prompt}"))
+    if (dest / "manifest.json").exists():
+        raise FileExistsError(f"{dest} already holds a run; choose another --out")
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        _rejudge_into(src, dest, manifest, spec, prompt, workers)
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+    if report:
+        from memlab.report import write_report
+
+        write_report(dest, quiet=True)
+    return dest
+
+
+def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, prompt: str, workers: int) -> None:
+    probes = read_jsonl(src / "probes.jsonl")
+    todo = [i for i, p in enumerate(probes) if p.get("answer") is not None]
+    items = [judge_inputs(prompt, probes[i]["question"], probes[i]["gold"], probes[i].get("gold_match") or "any",
+                          probes[i].get("superseded") or [], probes[i]["answer"]) for i in todo]
+    scopes = [{k: probes[i].get(k) for k in ("run_id", "attempt", "strategy", "dataset", "conversation_id")}
+              | {"probe_id": probes[i]["probe_id"], "phase": "probe"} for i in todo]
+    model = build_judge(spec)
+    verdicts, made = judge_all(model, prompt, items, scopes=scopes, workers=workers, temperature=spec.temperature)
+    for i, verdict in zip(todo, verdicts, strict=True):
+        probes[i]["judge"] = verdict
+    for stream in sorted(src.glob("*.jsonl")):
+        if stream.name not in ("probes.jsonl", "calls.jsonl"):
+            shutil.copyfile(stream, dest / stream.name)
+    _write_jsonl(dest / "probes.jsonl", probes)
+    kept = [c for c in read_jsonl(src / "calls.jsonl") if c.get("purpose") != "judge"] if (src / "calls.jsonl").exists() else []
+    for record in made:
+        data = record.model_dump(mode="json")
+        scope = data.pop("scope", {}) or {}
+        if data.get("error"):
+            data["error"] = redact_text(data["error"])
+        kept.append(CallRow.model_validate({**data, **scope}).model_dump(mode="json"))
+    _write_jsonl(dest / "calls.jsonl", kept)
+
+    new = json.loads(json.dumps(manifest))
+    judged = judge_manifest(spec, prompt)
+    new.update(
+        run_id=dest.name, run_uid=uuid.uuid4().hex, judge=redact(judged),
+        fingerprint=hashlib.sha256(json.dumps([manifest.get("fingerprint"), judged], sort_keys=True,
+                                              default=str).encode()).hexdigest()[:16],
+        rejudged_from={"path": str(src), "run_id": manifest.get("run_id"), "run_uid": manifest.get("run_uid"),
+                       "fingerprint": manifest.get("fingerprint"), "judge": manifest.get("judge")},
+    )
+    config = new.setdefault("config", {})
+    if isinstance(config.get("models"), dict):
+        config["models"].pop("judge", None)  # the judge is now given once, as `judge:`
+    config["judge"], config["judge_prompt"] = redact(spec.model_dump(mode="json")), prompt
+    new.setdefault("models", {})["judge"] = redact(model.describe())
+    write_json_atomic(dest / "manifest.json", new)
