@@ -294,8 +294,18 @@ def write_baseline(run_dir: str | Path, out: str | Path) -> Path:
     base = make_baseline(run_dir)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(base.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.write_text(dumps(base), encoding="utf-8")
     return out
+
+
+def dumps(base: Baseline) -> str:
+    """The file's text: the header indented, then one probe per line, so a refreshed baseline's diff
+    in review shows which probes moved."""
+    data = base.model_dump(mode="json")
+    probes = data.pop("probes")
+    head = json.dumps(data, indent=1, ensure_ascii=False)
+    lines = ",\n".join("  " + json.dumps(p, ensure_ascii=False, separators=(",", ":")) for p in probes)
+    return head[:-2] + ',\n "probes": [\n' + lines + "\n ]\n}\n"
 
 
 def load_baseline(path: str | Path) -> Baseline:
