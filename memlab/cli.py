@@ -200,6 +200,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     result = check(args.config, args.baseline, run_dir=args.run, progress=not args.no_progress)
     print(result.summary())
     if args.markdown:
+        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
         Path(args.markdown).write_text(result.to_markdown(), encoding="utf-8")
         print(f"wrote {args.markdown}")
     return result.exit_code
