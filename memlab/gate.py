@@ -247,6 +247,9 @@ def _judge(old: np.ndarray, new: np.ndarray, clusters: list[tuple[str, str]], hi
         if shown:
             extra = f" and the paired {boot.level} CI excludes 0" if spec.paired_bootstrap else ""
             reasons.append(f"worse by {worse_by:.3f} > max_drop {tol.max_drop:g}{extra}")
+        elif np.isnan(r.ci_low):
+            not_shown = (f"worse by {worse_by:.3f} > max_drop {tol.max_drop:g}, but there is no interval: the "
+                         "probes come from fewer than two conversations")
         else:
             not_shown = (f"worse by {worse_by:.3f} > max_drop {tol.max_drop:g}, but the paired {boot.level} CI "
                          f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] includes 0 (noise at this size)")
