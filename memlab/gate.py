@@ -165,22 +165,28 @@ def _d(x: float | None) -> str:
 
 
 # -- compatibility ---------------------------------------------------------------------------------------
+def dataset_problems(old: dict[str, str], new: dict[str, str]) -> list[str]:
+    """What differs between the baseline's datasets and the run's (name → content hash)."""
+    problems = []
+    for name in sorted(set(old) | set(new)):
+        if name not in new:
+            problems.append(f"dataset {name!r} is in the baseline but not in this run")
+        elif name not in old:
+            problems.append(f"dataset {name!r} is in this run but not in the baseline")
+        elif old[name] != new[name]:
+            problems.append(f"dataset {name!r} changed: hash {old[name][:23]} in the baseline, {new[name][:23]} now "
+                            "(its turns, probes or gold answers differ; write a new baseline if that is intended)")
+    return problems
+
+
 def compatibility(base: Baseline, new: Baseline, spec: GateSpec, columns: list[str]) -> tuple[list[str], list[str], list[str]]:
     """(problems, warnings, notes) about comparing ``new`` with ``base`` at all.
 
     Problems (exit 2): another dataset or dataset hash, another judge prompt hash, a gated metric
     missing or defined differently, a gated strategy missing from the run, a model change when
     ``on_model_change`` is ``error``. Warnings: a model, judge model, embedder or scoring-code change."""
-    problems, warnings, notes = [], [], []
-    old_ds, new_ds = {d.name: d.hash for d in base.datasets}, {d.name: d.hash for d in new.datasets}
-    for name in sorted(set(old_ds) | set(new_ds)):
-        if name not in new_ds:
-            problems.append(f"dataset {name!r} is in the baseline but not in this run")
-        elif name not in old_ds:
-            problems.append(f"dataset {name!r} is in this run but not in the baseline")
-        elif old_ds[name] != new_ds[name]:
-            problems.append(f"dataset {name!r} changed: hash {old_ds[name][:23]} in the baseline, {new_ds[name][:23]} now "
-                            "(its turns, probes or gold answers differ; write a new baseline if that is intended)")
+    problems = dataset_problems({d.name: d.hash for d in base.datasets}, {d.name: d.hash for d in new.datasets})
+    warnings, notes = [], []
     old_j, new_j = base.judge, new.judge
     if (old_j and old_j.prompt_hash) or (new_j and new_j.prompt_hash):
         a, b = old_j.prompt_hash if old_j else None, new_j.prompt_hash if new_j else None
@@ -232,12 +238,14 @@ def compatibility(base: Baseline, new: Baseline, spec: GateSpec, columns: list[s
 
 
 # -- comparison --------------------------------------------------------------------------------------
-def _judge(old: np.ndarray, new: np.ndarray, clusters: list[tuple[str, str]], hib: bool, tol: Any,
-           spec: GateSpec, seed: int) -> tuple[float, float, float, float, float, int, int, bool, str]:
+def _judge(strategy: str, category: str, col: str, hib: bool, old: np.ndarray, new: np.ndarray,
+           clusters: list[tuple[str, str]], tol: Any, gated: bool, spec: GateSpec, seed: int) -> MetricDelta | None:
+    """One row: paired new − old over the probes both scored, and whether it breaks ``tol``
+    (None when no probe has the column on both sides)."""
     boot = Bootstrap(n_boot=spec.bootstrap if spec.paired_bootstrap else 0, seed=seed, alpha=1 - spec.confidence)
     r = paired_compare(new, old, clusters, hib, boot)
     if r.n == 0:
-        return (np.nan,) * 5 + (0, 0, False, "")  # type: ignore[return-value]
+        return None
     worse_by = -r.diff if hib else r.diff
     reasons, not_shown = [], ""
     if tol.floor is not None and (r.mean_a < tol.floor if hib else r.mean_a > tol.floor):
@@ -253,8 +261,9 @@ def _judge(old: np.ndarray, new: np.ndarray, clusters: list[tuple[str, str]], hi
         else:
             not_shown = (f"worse by {worse_by:.3f} > max_drop {tol.max_drop:g}, but the paired {boot.level} CI "
                          f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] includes 0 (noise at this size)")
-    return (r.mean_b, r.mean_a, r.diff, r.ci_low, r.ci_high, r.n, r.conversations, bool(reasons),
-            "; ".join(reasons) or not_shown)
+    return MetricDelta(strategy, category, col, hib, r.mean_b, r.mean_a, r.diff, r.ci_low, r.ci_high, r.n,
+                       r.conversations, gated, bool(reasons) and gated,
+                       ("; ".join(reasons) or not_shown) if gated else "")
 
 
 def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], *, baseline_path: str = "",
@@ -285,13 +294,10 @@ def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], 
             for col, tol in tolerances.items():
                 old = np.array([o.scores.get(col, np.nan) for o, _ in sub], dtype=float)
                 now = np.array([n.scores.get(col, np.nan) for _, n in sub], dtype=float)
-                gated = category == "all" or spec.by_category
-                o_mean, n_mean, diff, lo, hi, n, convs, regression, reason = _judge(
-                    old, now, cl, directions[col], tol, spec, seed)
-                if n == 0:
-                    continue
-                result.deltas.append(MetricDelta(strategy, category, col, directions[col], o_mean, n_mean, diff, lo, hi,
-                                                 n, convs, gated, regression and gated, reason if gated else ""))
+                row = _judge(strategy, category, col, directions[col], old, now, cl, tol,
+                             category == "all" or spec.by_category, spec, seed)
+                if row is not None:
+                    result.deltas.append(row)
         result.flips += _flips(pairs, list(tolerances))
         changed = [(o, n) for o, n in pairs if o.context_tokens != n.context_tokens]
         result.context_token_deltas += changed
@@ -424,14 +430,7 @@ def _dataset_precheck(config: RunConfig, base: Baseline) -> list[str]:
         if config.limit_conversations:
             ds = ds.model_copy(update={"conversations": ds.conversations[: config.limit_conversations]})
         hashes[ds.name] = dataset_hash(ds)
-    old = {d.name: d.hash for d in base.datasets}
-    problems = []
-    for name in sorted(set(old) | set(hashes)):
-        if old.get(name) != hashes.get(name):
-            where = ("not in this config" if name not in hashes else "not in the baseline" if name not in old
-                     else f"hash {old[name][:23]} in the baseline, {hashes[name][:23]} now")
-            problems.append(f"dataset {name!r}: {where}")
-    return problems
+    return dataset_problems({d.name: d.hash for d in base.datasets}, hashes)
 
 
 def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_dir: str | Path | None = None,
@@ -475,4 +474,4 @@ def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_di
 
 
 __all__ = ["CostDelta", "EXIT_CANNOT_COMPARE", "EXIT_OK", "EXIT_REGRESSION", "Flip", "GateResult", "MetricDelta",
-           "check", "compare", "compatibility", "directed_columns", "gated_columns"]
+           "check", "compare", "compatibility", "dataset_problems", "directed_columns", "gated_columns"]

@@ -180,7 +180,7 @@ def test_changed_dataset_exits_2_before_running(base, tmp_path, capsys):
     code = main(["check", str(config), "--baseline", str(base["baseline"]), "--markdown", str(md)])
     out = capsys.readouterr().out
     assert code == EXIT_CANNOT_COMPARE
-    assert "dataset 'gate-facts': hash sha256:" in out and "could not compare" in md.read_text()
+    assert "dataset 'gate-facts' changed: hash sha256:" in out and "could not compare" in md.read_text()
     assert not (tmp_path / "results").exists()  # nothing was run
 
 
@@ -225,3 +225,23 @@ def test_baseline_refuses_a_run_that_did_not_complete(base, tmp_path):
     with pytest.raises(BaselineError, match="completed_with_failures"):
         make_baseline(broken)
     assert main(["check", "--run", str(broken), "--baseline", str(base["baseline"])]) == EXIT_CANNOT_COMPARE
+
+
+def test_a_run_stopped_by_a_dead_endpoint_exits_2_without_leaking_the_key(base, tmp_path, monkeypatch, capsys):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("GATE_TEST_KEY", "sk-gate-secret-0123456789")
+    config = write_config(tmp_path, base["dataset"], "gatedead")
+    cfg = yaml.safe_load(config.read_text())
+    cfg["model"] = {"provider": "openai", "model": "m", "base_url": f"http://127.0.0.1:{port}/v1", "api_key_env": "GATE_TEST_KEY",
+                    "max_attempts": 1, "breaker_failures": 1, "connect_timeout_s": 1, "timeout_s": 2}
+    config.write_text(yaml.safe_dump(cfg))
+    md = tmp_path / "dead.md"
+    code = main(["check", str(config), "--baseline", str(base["baseline"]), "--markdown", str(md), "--no-progress"])
+    captured = capsys.readouterr()
+    assert code == EXIT_CANNOT_COMPARE, captured.out + captured.err
+    assert "the run failed" in captured.out and "is down" in captured.out
+    assert "sk-gate-secret" not in captured.out + captured.err + md.read_text()
