@@ -97,7 +97,7 @@ class GateSpec(BaseModel):
         if v is None:
             return v
         if not v:
-            raise ValueError("list at least one metric, or leave `gate.metrics` out for the headline metrics")
+            raise ValueError("list at least one metric, or leave it out to gate the headline metrics")
         from memlab.gate import directed_columns
 
         known = directed_columns()
@@ -107,7 +107,7 @@ class GateSpec(BaseModel):
 
                 close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.5)
                 hint = f" Did you mean {close[0]!r}?" if close else ""
-                raise ValueError(f"gate.metrics: {name!r} is not a metric column with a direction.{hint} "
+                raise ValueError(f"{name!r} is not a metric column with a direction.{hint} "
                                  f"Known: {', '.join(sorted(known))}")
         return v
 
