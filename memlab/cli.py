@@ -193,11 +193,16 @@ def _cmd_baseline(args: argparse.Namespace) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     """Gate a run against a baseline: 0 no regression, 1 regression, 2 could not compare (docs/gate.md)."""
-    from memlab.gate import check
+    from memlab.gate import EXIT_CANNOT_COMPARE, check
+    from memlab.redact import redact_text
 
     if args.config is None and args.run is None:
         raise ValueError("memlab check: give a CONFIG to run, or --run RUN_DIR to gate an existing run")
-    result = check(args.config, args.baseline, run_dir=args.run, progress=not args.no_progress)
+    try:
+        result = check(args.config, args.baseline, run_dir=args.run, progress=not args.no_progress)
+    except Exception as exc:  # whatever stops the gate exits 2 ("could not compare"), never 1 ("regression")
+        print(f"memlab check: could not compare: {redact_text(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
+        return EXIT_CANNOT_COMPARE
     print(result.summary())
     if args.markdown:
         Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
