@@ -256,6 +256,35 @@ def _cmd_components(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_baseline(args: argparse.Namespace) -> int:
+    """Write a run's baseline for ``memlab check`` (docs/gate.md)."""
+    from memlab.baseline import write_baseline
+
+    out = write_baseline(args.run_dir, args.out)
+    print(f"wrote baseline {out}")
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    """Gate a run against a baseline: 0 no regression, 1 regression, 2 could not compare (docs/gate.md)."""
+    from memlab.gate import EXIT_CANNOT_COMPARE, check
+    from memlab.redact import redact_text
+
+    if args.config is None and args.run is None:
+        raise ValueError("memlab check: give a CONFIG to run, or --run RUN_DIR to gate an existing run")
+    try:
+        result = check(args.config, args.baseline, run_dir=args.run, progress=not args.no_progress)
+    except Exception as exc:  # whatever stops the gate exits 2 ("could not compare"), never 1 ("regression")
+        print(f"memlab check: could not compare: {redact_text(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
+        return EXIT_CANNOT_COMPARE
+    print(result.summary())
+    if args.markdown:
+        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.markdown).write_text(result.to_markdown(), encoding="utf-8")
+        print(f"wrote {args.markdown}")
+    return result.exit_code
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -313,6 +342,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("components", help="list registered presets, components, stores and metrics")
     p.set_defaults(fn=_cmd_components)
+
+    p = sub.add_parser("baseline", help="write a run's results as a baseline file for `memlab check`")
+    p.add_argument("run_dir")
+    p.add_argument("--out", required=True, help="baseline JSON to write (e.g. evals/baselines/ci.json)")
+    p.set_defaults(fn=_cmd_baseline)
+
+    p = sub.add_parser("check", help="regression gate: run CONFIG (or take --run) and compare with a baseline; "
+                                     "exit 0 no regression, 1 regression, 2 could not compare")
+    p.add_argument("config", nargs="?", help="run config YAML (its `gate:` block holds the tolerances)")
+    p.add_argument("--baseline", required=True, help="baseline JSON written by `memlab baseline`")
+    p.add_argument("--run", metavar="RUN_DIR", help="gate this finished run instead of running CONFIG")
+    p.add_argument("--markdown", metavar="FILE", help="also write the diff as markdown (a pull-request comment)")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(fn=_cmd_check)
 
     try:
         from memlab.datasets import cli as datasets_cli

@@ -52,6 +52,66 @@ class ExecutorSpec(BaseModel):
         return self
 
 
+class Tolerance(BaseModel):
+    """How much worse one metric may get before ``memlab check`` calls it a regression (docs/gate.md).
+
+    Direction comes from the metric's declaration, so the same two numbers work for a metric that
+    should rise (recall) and one that should fall (leaks, context tokens)."""
+
+    model_config = ConfigDict(extra="forbid")
+    floor: float | None = Field(
+        default=None, description="The worst acceptable value, whatever the baseline says: a minimum for a "
+        "higher-is-better metric, a maximum for a lower-is-better one. Breaking it is a regression even when "
+        "the bootstrap cannot tell the change from noise.")
+    max_drop: float | None = Field(
+        default=0.0, ge=0, description="The largest acceptable worsening against the baseline, in the metric's "
+        "units (a fall for ↑ metrics, a rise for ↓ ones). None: only the floor is checked.")
+
+
+class GateSpec(BaseModel):
+    """The regression gate's tolerances (``memlab check``, docs/gate.md). Not part of the run's
+    fingerprint: changing a tolerance never changes what a run computes."""
+
+    model_config = ConfigDict(extra="forbid")
+    metrics: dict[str, Tolerance] | None = Field(
+        default=None, description="Metric column → tolerance (names from `memlab components`; a proportions "
+        "metric's level as `update_context.current_only`; cost columns such as `context_tokens`). None: every "
+        "headline metric with a direction, each with the default tolerance.")
+    by_category: bool = Field(
+        default=False, description="Also gate each probe category, not only all probes together (more tests, "
+        "so more chance that noise crosses a tolerance).")
+    paired_bootstrap: bool = Field(
+        default=True, description="Call a drop a regression only when the paired bootstrap over the same probes "
+        "(clustered by conversation) shows it at the given confidence; False: any drop beyond max_drop counts.")
+    bootstrap: int = Field(default=1000, ge=100, description="Resamples of the paired bootstrap.")
+    confidence: float = Field(default=0.95, gt=0.5, lt=1.0, description="Confidence of the paired bootstrap interval.")
+    strategies: list[str] | None = Field(
+        default=None, description="Strategies to gate (None: every strategy of the baseline).")
+    on_model_change: Literal["warn", "error"] = Field(
+        default="warn", description="A model (or judge model) other than the baseline's: `warn` (report it at "
+        "the top of the output and gate anyway) or `error` (exit 2).")
+
+    @field_validator("metrics")
+    @classmethod
+    def _known_columns(cls, v: dict[str, Tolerance] | None) -> dict[str, Tolerance] | None:
+        if v is None:
+            return v
+        if not v:
+            raise ValueError("list at least one metric, or leave it out to gate the headline metrics")
+        from memlab.gate import directed_columns
+
+        known = directed_columns()
+        for name in v:
+            if name not in known:
+                import difflib
+
+                close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.5)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                raise ValueError(f"{name!r} is not a metric column with a direction.{hint} "
+                                 f"Known: {', '.join(sorted(known))}")
+        return v
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = "run"
@@ -75,6 +135,7 @@ class RunConfig(BaseModel):
     embedding_cache: str | None = Field(default=".memlab/embeddings.npz", description="Persistent embedding cache (None: in memory).")
     output_dir: str = "results"
     executor: ExecutorSpec = Field(default_factory=ExecutorSpec, description="Serial, parallel or Ray execution of units.")
+    gate: GateSpec = Field(default_factory=GateSpec, description="Tolerances of the regression gate (`memlab check`).")
 
     @field_validator("name")
     @classmethod

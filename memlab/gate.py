@@ -1,0 +1,477 @@
+"""The regression gate: does a run fall behind a committed baseline by more than its tolerances?
+
+``check`` runs a config (or takes a finished run) and compares it with a baseline
+(:mod:`memlab.baseline`) probe by probe. For every gated strategy and metric column:
+
+* **floor** — the new value is worse than the configured absolute bound: a regression;
+* **max_drop** — the new value is worse than the baseline's by more than ``max_drop`` *and*, by
+  default, the paired bootstrap over the same probes (clustered by conversation,
+  :func:`memlab.stats.paired_compare`) puts the whole interval of new − old on the worse side of
+  zero: a regression. Without the bootstrap a handful of flipped probes in a small eval would
+  fail CI on noise.
+
+Direction is the metric's declaration (``higher_is_better``). Before anything is compared, the
+two sides must have been measured with the same yardstick: another dataset hash, judge prompt
+hash or definition of a gated metric makes the comparison meaningless, so the gate stops with
+exit 2 and says what differs. A different model version is reported at the top of the output
+and, by default, gated anyway (``gate.on_model_change: error`` makes it exit 2): in CI the model
+is often the very thing a change touches — the offline stand-in's version is a hash of its own
+source — and the gate's job is to say whether that change made things worse.
+
+Exit codes (:attr:`GateResult.exit_code`): 0 no regression, 1 regression, 2 could not compare.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from memlab.baseline import Baseline, ProbeOutcome, load_baseline, snapshot
+from memlab.config import GateSpec, RunConfig, load_config, validate_config
+from memlab.stats import Bootstrap, paired_compare
+
+EXIT_OK, EXIT_REGRESSION, EXIT_CANNOT_COMPARE = 0, 1, 2
+Status = Literal["pass", "regression", "error"]
+
+
+def directed_columns() -> dict[str, bool]:
+    """Every column a gate can judge → its direction (True: higher is better): the metrics' reported
+    columns that declare one, and the per-probe cost columns (lower is better)."""
+    from memlab.metrics import METRICS
+    from memlab.results import COST_COLUMNS
+
+    out = {col: hib for name in METRICS.names() for col, hib in METRICS.get(name).columns() if hib is not None}
+    out.update({col: False for col in COST_COLUMNS})
+    return out
+
+
+def gated_columns(spec: GateSpec, headline: list[str]) -> dict[str, Any]:
+    """Column → tolerance: the config's ``gate.metrics``, else every directed column of the headline
+    metrics with the default tolerance."""
+    from memlab.config import Tolerance
+    from memlab.metrics import METRICS
+
+    if spec.metrics is not None:
+        return dict(spec.metrics)
+    return {col: Tolerance() for name in headline for col, hib in METRICS.get(name).columns() if hib is not None}
+
+
+@dataclass(frozen=True)
+class MetricDelta:
+    """One strategy × category × column: baseline against this run over the probes both scored."""
+
+    strategy: str
+    category: str
+    metric: str
+    higher_is_better: bool
+    old: float
+    new: float
+    diff: float
+    """new − old."""
+    ci_low: float
+    ci_high: float
+    n: int
+    conversations: int
+    gated: bool
+    """False for a per-category row when only 'all' is gated: shown, never a regression."""
+    regression: bool
+    reason: str
+    """Why it is (or, for a drop the bootstrap did not show, is not) a regression; empty otherwise."""
+
+
+@dataclass(frozen=True)
+class Flip:
+    """A probe whose binary score on some gated column changed between baseline and run."""
+
+    old: ProbeOutcome
+    new: ProbeOutcome
+    worse: list[str]
+    """Columns that went from good to bad."""
+    better: list[str]
+
+
+@dataclass(frozen=True)
+class CostDelta:
+    strategy: str
+    context_tokens_per_probe: tuple[float | None, float | None]
+    model_tokens_per_conv: tuple[float | None, float | None]
+    p95_latency_s: tuple[float | None, float | None]
+
+
+@dataclass
+class GateResult:
+    """What ``memlab check`` decided and why; :meth:`to_markdown` is the pull-request comment."""
+
+    status: Status
+    baseline_path: str
+    run_dir: str | None
+    problems: list[str] = field(default_factory=list)
+    """Why the gate could not compare (status ``error``)."""
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    deltas: list[MetricDelta] = field(default_factory=list)
+    flips: list[Flip] = field(default_factory=list)
+    costs: list[CostDelta] = field(default_factory=list)
+    context_token_deltas: list[tuple[ProbeOutcome, ProbeOutcome]] = field(default_factory=list)
+    """(old, new) for the probes whose context tokens changed, largest change first."""
+    caption: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        return {"pass": EXIT_OK, "regression": EXIT_REGRESSION, "error": EXIT_CANNOT_COMPARE}[self.status]
+
+    @property
+    def regressions(self) -> list[MetricDelta]:
+        return [d for d in self.deltas if d.regression]
+
+    def summary(self) -> str:
+        """Plain-text verdict for a terminal or a CI log."""
+        lines = [f"memlab check: {_HEADLINE[self.status]} (exit {self.exit_code})",
+                 f"  baseline {self.baseline_path}" + (f" · run {self.run_dir}" if self.run_dir else "")]
+        lines += [f"  cannot compare: {p}" for p in self.problems]
+        lines += [f"  WARNING: {w}" for w in self.warnings]
+        lines += [f"  note: {n}" for n in self.notes]
+        for d in self.regressions:
+            lines.append(f"  REGRESSION {d.strategy} · {d.category} · {d.metric}: {_f(d.old)} → {_f(d.new)} "
+                         f"(Δ {_d(d.diff)} [{_d(d.ci_low)}, {_d(d.ci_high)}], n={d.n}): {d.reason}")
+        for d in self.deltas:
+            if d.gated and not d.regression and d.reason:
+                lines.append(f"  not a regression: {d.strategy} · {d.category} · {d.metric}: {_f(d.old)} → {_f(d.new)}: {d.reason}")
+        if self.deltas:
+            worse = sum(1 for f in self.flips if f.worse)
+            lines.append(f"  {len([d for d in self.deltas if d.gated])} gated comparisons, {len(self.regressions)} "
+                         f"regression(s); {len(self.flips)} probe(s) flipped ({worse} for the worse)")
+        if self.caption:
+            lines.append(f"  {self.caption}")
+        return "\n".join(lines)
+
+    def to_markdown(self, max_flips: int = 30, max_token_rows: int = 10) -> str:
+        """A pull-request comment: verdict, metric table with Δ and CI, costs, flipped probes."""
+        return _markdown(self, max_flips, max_token_rows)
+
+
+_HEADLINE = {"pass": "no regression", "regression": "REGRESSION", "error": "could not compare"}
+
+
+def _f(x: float | None) -> str:
+    return "–" if x is None or np.isnan(x) else f"{x:.3f}"
+
+
+def _d(x: float | None) -> str:
+    return "–" if x is None or np.isnan(x) else f"{x:+.3f}"
+
+
+# -- compatibility ---------------------------------------------------------------------------------------
+def dataset_problems(old: dict[str, str], new: dict[str, str]) -> list[str]:
+    """What differs between the baseline's datasets and the run's (name → content hash)."""
+    problems = []
+    for name in sorted(set(old) | set(new)):
+        if name not in new:
+            problems.append(f"dataset {name!r} is in the baseline but not in this run")
+        elif name not in old:
+            problems.append(f"dataset {name!r} is in this run but not in the baseline")
+        elif old[name] != new[name]:
+            problems.append(f"dataset {name!r} changed: hash {old[name][:23]} in the baseline, {new[name][:23]} now "
+                            "(its turns, probes or gold answers differ; write a new baseline if that is intended)")
+    return problems
+
+
+def compatibility(base: Baseline, new: Baseline, spec: GateSpec, columns: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(problems, warnings, notes) about comparing ``new`` with ``base`` at all.
+
+    Problems (exit 2): another dataset or dataset hash, another judge prompt hash, a gated metric
+    missing or defined differently, a gated strategy missing from the run, a model change when
+    ``on_model_change`` is ``error``. Warnings: a model, judge model, embedder or scoring-code change."""
+    problems = dataset_problems({d.name: d.hash for d in base.datasets}, {d.name: d.hash for d in new.datasets})
+    warnings, notes = [], []
+    old_j, new_j = base.judge, new.judge
+    if (old_j and old_j.prompt_hash) or (new_j and new_j.prompt_hash):
+        a, b = old_j.prompt_hash if old_j else None, new_j.prompt_hash if new_j else None
+        if a != b:
+            problems.append(f"judge prompt changed: prompt hash {a} in the baseline, {b} now "
+                            f"(prompt {old_j.prompt if old_j else None!r} → {new_j.prompt if new_j else None!r})")
+    metric_names = {c.split(".", 1)[0] for c in columns}
+    for name in sorted(metric_names & set(new.metrics)):
+        if name not in base.metrics:
+            problems.append(f"metric {name!r} is gated but the baseline has no such metric")
+        elif base.metrics[name] != new.metrics[name]:
+            old_m, new_m = base.metrics[name], new.metrics[name]
+            what = ("its direction" if old_m.higher_is_better != new_m.higher_is_better else
+                    "its declaration" if old_m.description != new_m.description or old_m.levels != new_m.levels
+                    else "its scoring code")
+            problems.append(f"metric {name!r} is defined differently from the baseline's ({what} changed; "
+                            f"definition {old_m.definition} → {new_m.definition}): write a new baseline")
+    for strategy in spec.strategies or list(base.strategies):
+        if strategy not in base.strategies:
+            problems.append(f"gate.strategies names {strategy!r}, which the baseline does not hold "
+                            f"(it has: {', '.join(base.strategies)})")
+        elif strategy not in new.strategies:
+            problems.append(f"strategy {strategy!r} is in the baseline but not in this run")
+        elif base.strategies[strategy].components != new.strategies[strategy].components:
+            notes.append(f"{strategy}: components changed: {base.strategies[strategy].components} → "
+                         f"{new.strategies[strategy].components}")
+    for strategy in new.strategies:
+        if strategy not in base.strategies:
+            notes.append(f"{strategy}: not in the baseline, not gated")
+    changed = [f"{role}: {base.models.get(role)} → {model}" for role, model in new.models.items()
+               if base.models.get(role) != model]
+    judge_changed = (old_j.model if old_j else None) != (new_j.model if new_j else None)
+    if changed or judge_changed:
+        what = "; ".join(changed + ([f"judge: {old_j.model if old_j else None} → {new_j.model if new_j else None}"]
+                                    if judge_changed else []))
+        message = f"model changed since the baseline ({what})"
+        if spec.on_model_change == "error":
+            problems.append(message + " and gate.on_model_change is 'error'")
+        else:
+            warnings.append(message + "; gated anyway (gate.on_model_change: warn)")
+    if base.embedder != new.embedder:
+        warnings.append(f"embedding model changed: {base.embedder} → {new.embedder}")
+    if base.scoring_hash != new.scoring_hash and not problems:
+        warnings.append(f"memlab's scoring code changed since the baseline ({base.scoring_hash} → {new.scoring_hash}); "
+                        "the gated metrics' own definitions did not")
+    if base.code_version != new.code_version:
+        notes.append(f"code {base.code_version} (baseline) → {new.code_version}")
+    return problems, warnings, notes
+
+
+# -- comparison --------------------------------------------------------------------------------------
+def _judge(strategy: str, category: str, col: str, hib: bool, old: np.ndarray, new: np.ndarray,
+           clusters: list[tuple[str, str]], tol: Any, gated: bool, spec: GateSpec, seed: int) -> MetricDelta | None:
+    """One row: paired new − old over the probes both scored, and whether it breaks ``tol``
+    (None when no probe has the column on both sides)."""
+    boot = Bootstrap(n_boot=spec.bootstrap if spec.paired_bootstrap else 0, seed=seed, alpha=1 - spec.confidence)
+    r = paired_compare(new, old, clusters, hib, boot)
+    if r.n == 0:
+        return None
+    worse_by = -r.diff if hib else r.diff
+    reasons, not_shown = [], ""
+    if tol.floor is not None and (r.mean_a < tol.floor if hib else r.mean_a > tol.floor):
+        reasons.append(f"{'below' if hib else 'above'} the floor {tol.floor:g}")
+    if tol.max_drop is not None and worse_by > tol.max_drop + 1e-12:
+        shown = (r.ci_high < 0 if hib else r.ci_low > 0) if spec.paired_bootstrap else True
+        if shown:
+            extra = f" and the paired {boot.level} CI excludes 0" if spec.paired_bootstrap else ""
+            reasons.append(f"worse by {worse_by:.3f} > max_drop {tol.max_drop:g}{extra}")
+        elif np.isnan(r.ci_low):
+            not_shown = (f"worse by {worse_by:.3f} > max_drop {tol.max_drop:g}, but there is no interval: the "
+                         "probes come from fewer than two conversations")
+        else:
+            not_shown = (f"worse by {worse_by:.3f} > max_drop {tol.max_drop:g}, but the paired {boot.level} CI "
+                         f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] includes 0 (noise at this size)")
+    return MetricDelta(strategy, category, col, hib, r.mean_b, r.mean_a, r.diff, r.ci_low, r.ci_high, r.n,
+                       r.conversations, gated, bool(reasons) and gated,
+                       ("; ".join(reasons) or not_shown) if gated else "")
+
+
+def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], *, baseline_path: str = "",
+            run_dir: str | None = None, seed: int = 0) -> GateResult:
+    """Compare a run's snapshot with a baseline under ``spec``'s tolerances."""
+    tolerances = gated_columns(spec, headline)
+    directions = directed_columns()
+    problems, warnings, notes = compatibility(base, new, spec, list(tolerances))
+    result = GateResult("error", baseline_path, run_dir, problems, warnings, notes)
+    if problems:
+        return result
+    old_by_key = {p.key: p for p in base.probes}
+    new_by_key = {p.key: p for p in new.probes}
+    for strategy in spec.strategies or list(base.strategies):
+        keys = [k for k in old_by_key if k[0] == strategy]
+        missing = [k for k in keys if k not in new_by_key]
+        if missing:
+            result.problems.append(f"{strategy}: {len(missing)} of the baseline's {len(keys)} probes are missing from "
+                                   f"this run (first: {missing[0][1]}/{missing[0][2]}/{missing[0][3]})")
+            continue
+        pairs = [(old_by_key[k], new_by_key[k]) for k in keys]
+        clusters = [(o.dataset, o.conversation_id) for o, _ in pairs]
+        categories = ["all"] + sorted({o.category for o, _ in pairs})
+        for category in categories:
+            mask = [category == "all" or o.category == category for o, _ in pairs]
+            sub = [p for p, k in zip(pairs, mask) if k]
+            cl = [c for c, k in zip(clusters, mask) if k]
+            for col, tol in tolerances.items():
+                old = np.array([o.scores.get(col, np.nan) for o, _ in sub], dtype=float)
+                now = np.array([n.scores.get(col, np.nan) for _, n in sub], dtype=float)
+                row = _judge(strategy, category, col, directions[col], old, now, cl, tol,
+                             category == "all" or spec.by_category, spec, seed)
+                if row is not None:
+                    result.deltas.append(row)
+        result.flips += _flips(pairs, list(tolerances))
+        changed = [(o, n) for o, n in pairs if o.context_tokens != n.context_tokens]
+        result.context_token_deltas += changed
+        oc, nc = base.strategies[strategy].costs, new.strategies[strategy].costs
+        result.costs.append(CostDelta(strategy, (oc.context_tokens_per_probe, nc.context_tokens_per_probe),
+                                      (oc.model_tokens_per_conv, nc.model_tokens_per_conv),
+                                      (oc.p95_latency_s, nc.p95_latency_s)))
+    result.context_token_deltas.sort(key=lambda p: -abs(p[1].context_tokens - p[0].context_tokens))
+    boot = Bootstrap(n_boot=spec.bootstrap, seed=seed, alpha=1 - spec.confidence)
+    result.caption = (f"Δ = this run − baseline over the same probes; {boot.caption()} (paired)" if spec.paired_bootstrap
+                      else "Δ = this run − baseline over the same probes; no bootstrap (gate.paired_bootstrap: false)")
+    if not result.problems:
+        result.status = "regression" if result.regressions else "pass"
+    return result
+
+
+def _flips(pairs: list[tuple[ProbeOutcome, ProbeOutcome]], columns: list[str]) -> list[Flip]:
+    """Probes whose 0/1 score on a gated metric column changed (cost columns are not scores)."""
+    from memlab.results import COST_COLUMNS
+
+    directions = directed_columns()
+    out = []
+    for old, new in pairs:
+        worse, better = [], []
+        for col in columns:
+            a, b = old.scores.get(col), new.scores.get(col)
+            if col in COST_COLUMNS or a is None or b is None or a == b or {a, b} - {0.0, 1.0}:
+                continue
+            good_now = (b > a) == directions[col]
+            (better if good_now else worse).append(col)
+        if worse or better:
+            out.append(Flip(old, new, worse, better))
+    return out
+
+
+# -- the pull-request comment ----------------------------------------------------------------------
+def _cell(text: str | None, limit: int = 160) -> str:
+    """Text fit for one markdown table cell: one line, pipes escaped, cut to ``limit`` characters."""
+    t = " ".join((text or "").split()).replace("|", "\\|")
+    return (t[: limit - 1] + "…") if len(t) > limit else (t or "–")
+
+
+def _num(x: float | None, digits: int = 0) -> str:
+    return "–" if x is None or np.isnan(x) else f"{x:,.{digits}f}"
+
+
+def _delta(old: float | None, new: float | None, digits: int = 0) -> str:
+    if old is None or new is None or np.isnan(old) or np.isnan(new):
+        return "–"
+    return f"{new - old:+,.{digits}f}"
+
+
+def _metric_table(deltas: list[MetricDelta]) -> list[str]:
+    rows = ["| strategy | category | metric | baseline | this run | Δ | CI of Δ | n | verdict |",
+            "| --- | --- | --- | --: | --: | --: | --- | --: | --- |"]
+    for d in deltas:
+        verdict = "❌ regression" if d.regression else ("not shown" if d.reason else "ok") if d.gated else "(not gated)"
+        rows.append(f"| {d.strategy} | {d.category} | {d.metric} {'↑' if d.higher_is_better else '↓'} | {_f(d.old)} | "
+                    f"{_f(d.new)} | {_d(d.diff)} | [{_d(d.ci_low)}, {_d(d.ci_high)}] | {d.n} | {verdict} |")
+    return rows
+
+
+def _markdown(r: GateResult, max_flips: int, max_token_rows: int) -> str:
+    icon = {"pass": "✅", "regression": "❌", "error": "⚠️"}[r.status]
+    out = [f"## {icon} memlab check: {_HEADLINE[r.status]}", ""]
+    out.append(f"Baseline `{r.baseline_path}`" + (f" · run `{r.run_dir}`" if r.run_dir else ""))
+    out.append("")
+    if r.problems:
+        out += ["**Could not compare:**", ""] + [f"- {_cell(p, 400)}" for p in r.problems] + [""]
+    if r.warnings:
+        out += [f"> ⚠️ **{_cell(w, 400)}**" for w in r.warnings] + [""]
+    if r.regressions:
+        out += ["### Regressions", ""]
+        out += [f"- **{d.strategy}** · {d.category} · `{d.metric}`: {_f(d.old)} → {_f(d.new)} "
+                f"(Δ {_d(d.diff)} [{_d(d.ci_low)}, {_d(d.ci_high)}]) — {d.reason}" for d in r.regressions] + [""]
+    if r.deltas:
+        changed = [d for d in r.deltas if d.regression or (not np.isnan(d.diff) and abs(d.diff) > 1e-12)]
+        unchanged = sorted({d.strategy for d in r.deltas} - {d.strategy for d in changed})
+        out += [f"### Metrics that moved ({len(changed)} of {len(r.deltas)} rows)", ""]
+        out += _metric_table(changed) if changed else ["No metric moved."]
+        if unchanged:
+            out += ["", f"Unchanged on every metric and category: {', '.join(unchanged)}."]
+        out += ["", f"<details><summary>Every strategy × category × metric ({len(r.deltas)} rows)</summary>", ""]
+        out += _metric_table(r.deltas) + ["", "</details>", "",
+                                          f"_{r.caption}. Category rows are gated only with `gate.by_category`._", ""]
+    if r.costs:
+        out += ["### Costs", "", "| strategy | ctx tokens/probe | Δ | model tokens/conv | Δ | p95 probe latency s | Δ |",
+                "| --- | --: | --: | --: | --: | --: | --: |"]
+        for c in r.costs:
+            (co, cn), (mo, mn), (lo, ln) = c.context_tokens_per_probe, c.model_tokens_per_conv, c.p95_latency_s
+            out.append(f"| {c.strategy} | {_num(co)} → {_num(cn)} | {_delta(co, cn)} | {_num(mo)} → {_num(mn)} | "
+                       f"{_delta(mo, mn)} | {_num(lo, 3)} → {_num(ln, 3)} | {_delta(lo, ln, 3)} |")
+        out.append("")
+    if r.deltas:
+        out += [f"### Flipped probes ({len(r.flips)})", ""]
+        if not r.flips:
+            out += ["No probe changed its score on a gated metric.", ""]
+        else:
+            out += ["| strategy | probe | question | flipped | baseline answer | this run's answer | baseline context | this run's context |",
+                    "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+            for f in sorted(r.flips, key=lambda f: (not f.worse, f.old.strategy, f.old.probe_id))[:max_flips]:
+                what = ", ".join([f"❌ {c}" for c in f.worse] + [f"✅ {c}" for c in f.better])
+                out.append(f"| {f.old.strategy} | {f.old.conversation_id}/{f.old.probe_id} | {_cell(f.old.question)} | {what} | "
+                           f"{_cell(f.old.answer or f.old.error)} | {_cell(f.new.answer or f.new.error)} | "
+                           f"{_cell(f.old.context_excerpt, 200)} | {_cell(f.new.context_excerpt, 200)} |")
+            if len(r.flips) > max_flips:
+                out.append(f"\n_{len(r.flips) - max_flips} more flipped probe(s) not shown._")
+            out.append("")
+    if r.context_token_deltas:
+        out += [f"### Context tokens per probe ({len(r.context_token_deltas)} probe(s) changed; largest first)", "",
+                "| strategy | probe | baseline | this run | Δ |", "| --- | --- | --: | --: | --: |"]
+        for o, n in r.context_token_deltas[:max_token_rows]:
+            out.append(f"| {o.strategy} | {o.conversation_id}/{o.probe_id} | {o.context_tokens:,} | {n.context_tokens:,} | "
+                       f"{n.context_tokens - o.context_tokens:+,} |")
+        out.append("")
+    if r.notes:
+        out += ["<details><summary>Notes</summary>", ""] + [f"- {_cell(n, 400)}" for n in r.notes] + ["", "</details>", ""]
+    return "\n".join(out)
+
+
+# -- entry points -----------------------------------------------------------------------------------
+def _dataset_precheck(config: RunConfig, base: Baseline) -> list[str]:
+    """Dataset problems knowable before running (hashes of the datasets as the run would load them),
+    so an incompatible baseline costs seconds, not a whole run."""
+    from memlab.datasets.io import dataset_hash, load_dataset
+
+    hashes = {}
+    for path in config.datasets:
+        ds = load_dataset(path)
+        if config.limit_conversations:
+            ds = ds.model_copy(update={"conversations": ds.conversations[: config.limit_conversations]})
+        hashes[ds.name] = dataset_hash(ds)
+    return dataset_problems({d.name: d.hash for d in base.datasets}, hashes)
+
+
+def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_dir: str | Path | None = None,
+          progress: bool = False) -> GateResult:
+    """Run ``config`` (or take the finished run ``run_dir``) and gate it against ``baseline``.
+
+    Tolerances come from the config's ``gate:`` block (with ``run_dir`` and no config: from the
+    run's recorded config). Raises for a missing or unreadable baseline or config; returns a
+    result with status ``error`` for an incompatible baseline or a run that did not complete."""
+    from memlab.results import load_run
+    from memlab.runner import RunAborted, Runner
+
+    base = load_baseline(baseline)
+    cfg: RunConfig | None = None
+    if isinstance(config, RunConfig):
+        cfg = validate_config(config)
+    elif config is not None:
+        cfg = load_config(config)
+    if run_dir is None:
+        if cfg is None:
+            raise ValueError("memlab check needs a config to run, or an existing run folder (--run RUN_DIR)")
+        problems = _dataset_precheck(cfg, base)
+        if problems:
+            return GateResult("error", str(baseline), None, problems=problems)
+        runner = Runner(cfg, progress=progress)
+        try:
+            run_dir = runner.run()
+        except RunAborted as exc:
+            return GateResult("error", str(baseline), str(runner.run_dir), problems=[f"the run failed: {exc}"])
+    res = load_run(run_dir)
+    if cfg is None:
+        cfg = validate_config(res.manifest.get("config") or {}, f"{run_dir}/manifest.json config")
+    status = res.manifest.get("status")
+    if status != "completed":
+        failed = (res.manifest.get("units") or {}).get("failed") or []
+        detail = "; ".join(failed[:3]) or f"{res.manifest.get('failed_calls') or 0} failed model call(s)"
+        return GateResult("error", str(baseline), str(run_dir),
+                          problems=[f"the run's status is {status!r}, not 'completed' ({detail})"])
+    return compare(base, snapshot(res), cfg.gate, res.headline_metrics(), baseline_path=str(baseline),
+                   run_dir=str(run_dir), seed=cfg.seed)
+
+
+__all__ = ["CostDelta", "EXIT_CANNOT_COMPARE", "EXIT_OK", "EXIT_REGRESSION", "Flip", "GateResult", "MetricDelta",
+           "check", "compare", "compatibility", "dataset_problems", "directed_columns", "gated_columns"]
