@@ -23,6 +23,8 @@ _LAZY = {
     "evals_df": "memlab.results",
     "samples_df": "memlab.results",
     "write_report": "memlab.report",
+    "report_html": "memlab.html_report",
+    "report_markdown": "memlab.html_report",
     "ModelSpec": "memlab.llm.base",
     "make_model": "memlab.llm.base",
     "StrategySpec": "memlab.strategies.composed",
