@@ -29,7 +29,7 @@ import pandas as pd
 from memlab import plots
 from memlab.lifecycle import NOT_FACTS, WRITES, lifecycle_table
 from memlab.redact import redact, redact_text
-from memlab.report import WITH_CI, headline_columns
+from memlab.report import headline_columns
 from memlab.results import RunResults, load_run
 
 MAX_FAILED_PER_STRATEGY = 20
@@ -272,8 +272,7 @@ def _metrics(runs: list[_Run]) -> Section:
     for r in runs:
         summary = r.res.summary()
         for strategy, row in summary.iterrows():
-            cells = [_with_ci(row.get(col), row.get(f"{col}_ci")) if col in WITH_CI or f"{col}_ci" in row else _num(row.get(col))
-                     for col, _, _ in columns]
+            cells = [_with_ci(row.get(col), row.get(f"{col}_ci")) for col, _, _ in columns]
             tok = (row.get("prompt_tokens_per_conv") or 0) + (row.get("completion_tokens_per_conv") or 0)
             search = row.get("retrieval_latency_s")
             rows.append([r.label(str(strategy)), *cells, _num(row.get("context_tokens"), 0), f"{tok:,.0f}",
@@ -598,7 +597,7 @@ def _manifest_facts(runs: list[_Run]) -> Section:
         for role, d in sorted((models.get("roles") or {}).items()):
             if isinstance(d, dict) and d != models.get("default"):
                 pairs.append((f"model ({role})", _model_line(d)))
-        judge = models.get("judge") or cfg.get("judge")
+        judge = models.get("judge") or m.get("judge") or cfg.get("judge")
         pairs.append(("judge", _model_line(judge) if isinstance(judge, dict) else "none (answers scored by normalised "
                                                                                    "gold containment)"))
         emb = m.get("embedder") or {}
