@@ -210,6 +210,11 @@ def _question(runs: list[_Run]) -> Section:
         prefix = f"{r.tag}: " if r.multi else ""
         s.blocks.append(Text(prefix + (desc or "(the run config has no `description:`; add one to say what this "
                                                "comparison answers)")))
+        if m.get("status") != "completed":
+            failed = len((m.get("units") or {}).get("failed") or [])
+            s.blocks.append(Text(f"{r.res.manifest.get('run_id')} is not complete (status {m.get('status')}, {failed} failed "
+                                 "unit(s)): its numbers cover only the units that finished; `memlab run ... --resume` "
+                                 "completes it."))
     s.blocks.append(Facts([("runs", ", ".join(f"{r.res.manifest.get('run_id')} ({r.res.manifest.get('status')})" for r in runs)),
                            ("strategies", str(sum(len(r.res.strategies) for r in runs))),
                            ("probes scored", str(sum(len(r.res.probes) for r in runs)))]))
@@ -230,7 +235,7 @@ def _strategies(runs: list[_Run]) -> Section:
         built = r.manifest.get("strategies_resolved") or {}
         if built:
             s.blocks.append(Details(f"as built{' — ' + r.tag if r.multi else ''} (manifest strategies_resolved)",
-                                    json.dumps(built, indent=2, sort_keys=True, default=str)))
+                                    json.dumps(built, indent=2, sort_keys=True, default=str, ensure_ascii=False)))
     return s
 
 
@@ -669,7 +674,7 @@ def _html_block(b: Any) -> str:
     if isinstance(b, Facts):
         return "<dl>" + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in b.pairs) + "</dl>"
     if isinstance(b, Details):
-        return f"<details><summary>{_e(b.summary)}</summary><pre>{_e(b.text)}</pre></details>"
+        return f"<details><summary>{_e(b.summary)}</summary><pre>{html.escape(b.text, quote=False)}</pre></details>"
     if isinstance(b, Table):
         head = "".join(f"<th>{_e(c)}</th>" for c in b.columns)
         body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in b.rows)
@@ -729,7 +734,7 @@ def _md_block(b: Any, stem: str, files: dict[str, bytes]) -> str:
     if isinstance(b, Facts):
         return "\n".join(f"- **{_m(k)}**: {_m(v)}" for k, v in b.pairs)
     if isinstance(b, Details):
-        return f"<details><summary>{_e(b.summary)}</summary>\n\n<pre>{_e(b.text)}</pre>\n</details>"
+        return f"<details><summary>{_e(b.summary)}</summary>\n\n<pre>{html.escape(b.text, quote=False)}</pre>\n</details>"
     if isinstance(b, Table):
         out = ["| " + " | ".join(_m(c) for c in b.columns) + " |", "|" + "---|" * len(b.columns)]
         out += ["| " + " | ".join(_m(c) for c in row) + " |" for row in b.rows]

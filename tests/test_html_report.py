@@ -142,6 +142,19 @@ def test_secrets_in_a_manifest_never_reach_the_report(runs, tmp_path: Path):
 
 
 @pytest.mark.slow
+def test_an_incomplete_run_is_flagged_in_the_question(runs, tmp_path: Path):
+    partial = tmp_path / "run"
+    shutil.copytree(runs[0], partial)
+    manifest = json.loads((partial / "manifest.json").read_text())
+    manifest["status"] = "failed"
+    (partial / "manifest.json").write_text(json.dumps(manifest))
+    page = render_html(build_report([partial]))
+    question = page.split('<section id="question">')[1].split("</section>")[0]
+    assert "is not complete (status failed" in question
+    assert "is not complete" not in render_html(build_report([runs[0]]))
+
+
+@pytest.mark.slow
 def test_several_runs_side_by_side_labelled_by_run(runs, tmp_path: Path):
     page = report_html(list(runs), tmp_path / "both.html").read_text(encoding="utf-8")
     metrics = page.split('<section id="metrics">')[1].split("</section>")[0]
