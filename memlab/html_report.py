@@ -636,7 +636,7 @@ def build_report(run_dirs: list[str | Path]) -> Report:
 # ---- rendering -----------------------------------------------------------------------------
 
 _CSS = """
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:1250px;padding:1em 2em;color:#222}
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:1400px;padding:1em 2em;color:#222}
 h1{font-size:1.6em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:1.8em}
 nav a{margin-right:1em}.wide{overflow-x:auto}table{border-collapse:collapse;margin:.6em 0;font-size:.86em}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}th{background:#f3f3f3}

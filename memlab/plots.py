@@ -91,12 +91,12 @@ def grouped_bars_figure(table: pd.DataFrame, title: str, ylabel: str, footer: st
                         rotation: int = 90) -> Any:
     """One group of bars per column of ``table`` (e.g. a category), one bar per index label."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(9, 4.8))
+    fig, ax = plt.subplots(figsize=(10, 4.8))
     table.T.plot.bar(ax=ax, width=0.8, rot=rotation)
     ax.set_ylabel(ylabel)
     ax.set_ylim(*ylim)
     ax.set_title(title)
-    ax.legend(fontsize=8, ncols=2)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside: bars reach the top
     return _finish(fig, footer)
 
 
