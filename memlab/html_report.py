@@ -104,6 +104,8 @@ class ProbeCase:
     question: str
     gold: str
     answer: str
+    judge: str
+    """The LLM judge's verdict when the run had a judge ('' otherwise)."""
     reasons: list[str]
     evidence: list[str]
     missing_evidence: list[str]
@@ -483,7 +485,7 @@ def _write_path(runs: list[_Run]) -> Section:
 
 def _compression(runs: list[_Run]) -> Section:
     s = Section("compression", "Compression and evidence survival")
-    rows = []
+    rows, events = [], {}
     for r in runs:
         comps, probes = r.res.compressions, r.res.probes
         if comps.empty:
@@ -494,6 +496,8 @@ def _compression(runs: list[_Run]) -> Section:
             if c.empty:
                 continue
             ok = c[c["ok"].astype(bool)] if "ok" in c else c
+            if len(ok):
+                events[r.label(strategy)] = ok[["tokens_before", "tokens_after"]].astype(float)
             surv = [x for lst in probes.loc[probes["strategy"] == strategy, "survival"] if isinstance(lst, list) for x in lst] \
                 if "survival" in probes else []
             rows.append([r.label(strategy), ", ".join(sorted(set(c["trigger"].astype(str)))), str(len(ok)),
@@ -505,6 +509,10 @@ def _compression(runs: list[_Run]) -> Section:
     if not rows:
         s.blocks.append(Text("No strategy compressed its history or working memory in these runs."))
         return s
+    if events:
+        fig = plots.compression_figure(events, "Compression events: tokens before and after", _footer(runs))
+        s.blocks.append(Plot("compression", "Each compression's size before and after (dashed: no reduction)",
+                             plots.png_bytes(fig)))
     s.blocks.append(Table(["strategy", "trigger", "compressions", "failed", "per conv", "tokens before → after (mean)",
                            "turns folded (mean)", "probes with folded evidence", "evidence value survived",
                            "summary in context"], rows,
@@ -546,7 +554,9 @@ def _case(label: str, p: dict[str, Any]) -> ProbeCase:
     have = set(p.get("context_source_turn_ids") or [])
     return ProbeCase(label, str(p["dataset"]), str(p["conversation_id"]), str(p["probe_id"]), str(p["category"]),
                      str(p["question"]), _fmt_gold(p.get("gold"), p.get("gold_match", "any")),
-                     "(no answer)" if p.get("answer") is None else str(p["answer"]), _failure_reasons(p), evidence,
+                     "(no answer)" if p.get("answer") is None else str(p["answer"]),
+                     redact_text(json.dumps(p["judge"], ensure_ascii=False, default=str)) if p.get("judge") else "",
+                     _failure_reasons(p), evidence,
                      [e for e in evidence if e not in have], lines)
 
 
@@ -702,7 +712,8 @@ def _html_case(c: ProbeCase) -> str:
     return (f'<details class="case" data-probe="{_e(c.probe_id)}" data-strategy="{_e(c.strategy)}"><summary><b>{_e(c.strategy)}</b> · '
             f"{_e(c.dataset)}/{_e(c.conversation_id)}/{_e(c.probe_id)} · {_e(c.category)} · {reasons}</summary>"
             f"<dl><dt>question</dt><dd>{_e(c.question)}</dd><dt>gold</dt><dd>{_e(c.gold)}</dd>"
-            f"<dt>answer</dt><dd>{_e(c.answer)}</dd><dt>evidence turns</dt><dd>{_e(', '.join(c.evidence) or '–')}{missing}</dd></dl>"
+            f"<dt>answer</dt><dd>{_e(c.answer)}</dd>" + (f"<dt>judge</dt><dd>{_e(c.judge)}</dd>" if c.judge else "")
+            + f"<dt>evidence turns</dt><dd>{_e(', '.join(c.evidence) or '–')}{missing}</dd></dl>"
             f"<div>injected context ({len(c.lines)} lines, {sum(x.evidence for x in c.lines)} from evidence turns):</div>"
             + ("".join(lines) or "<div class=\"ctx\">(empty)</div>") + "</details>")
 
@@ -746,6 +757,7 @@ def _md_block(b: Any, stem: str, files: dict[str, bytes]) -> str:
     if isinstance(b, ProbeCase):
         lines = [f"#### {_m(b.strategy)} · {_m(b.dataset)}/{_m(b.conversation_id)}/{_m(b.probe_id)} ({_m(b.category)})", "",
                  f"- **question**: {_m(b.question)}", f"- **gold**: {_m(b.gold)}", f"- **answer**: {_m(b.answer)}",
+                 *([f"- **judge**: {_m(b.judge)}"] if b.judge else []),
                  f"- **why it failed**: {_m('; '.join(b.reasons))}",
                  f"- **evidence turns**: {_m(', '.join(b.evidence) or '–')}"
                  + (f" (not in context: {_m(', '.join(b.missing_evidence))})" if b.missing_evidence else ""),

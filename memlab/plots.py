@@ -122,6 +122,24 @@ def stacked_bars_figure(panels: dict[str, pd.DataFrame], title: str, xlabel: str
     return _finish(fig, footer)
 
 
+def compression_figure(events: dict[str, pd.DataFrame], title: str, footer: str) -> Any:
+    """One point per compression event (columns ``tokens_before``, ``tokens_after``), coloured by
+    strategy, against the no-compression diagonal: how far each trigger shrinks what it folds."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    top = 1.0
+    for label, frame in events.items():
+        ax.scatter(frame["tokens_before"], frame["tokens_after"], s=18, alpha=0.7, label=label)
+        top = max(top, float(frame["tokens_before"].max()))
+    ax.plot([0, top], [0, top], color="black", alpha=0.3, linestyle="--", label="no reduction")
+    ax.set_xlabel("tokens before the compression")
+    ax.set_ylabel("tokens after the compression")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title)
+    return _finish(fig, footer)
+
+
 # ---- the run folder's PNGs (memlab.report.write_report and the length sweep) ----
 
 def plot_recall_vs_tokens(res: Any, path: Path) -> Path:

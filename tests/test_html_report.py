@@ -221,3 +221,20 @@ def test_report_renders_in_headless_chromium(report_file: Path, tmp_path: Path):
     pixels = plt.imread(shot)
     assert pixels.shape[:2] == (3000, 1400)
     assert pixels[..., :3].std() > 0.05, "the screenshot is blank"
+
+
+def test_a_probe_case_shows_the_judge_verdict_and_marks_items_citing_any_evidence_turn():
+    from memlab.html_report import _case, _html_case
+
+    record = {"strategy": "s", "dataset": "d", "conversation_id": "c", "probe_id": "p1", "category": "single_hop",
+              "question": "Where?", "gold": [["Braga"]], "gold_match": "any", "answer": "Porto", "abstain": False,
+              "evidence": ["t2", "t9"], "context_source_turn_ids": ["t1", "t2"], "answer_correct": 0.0,
+              "evidence_recall": 1.0, "judge": {"correct": False, "reason": "says <b>Porto</b>"},
+              "context_items": [{"text": "lives in Porto", "source_turn_ids": ["t1"], "kind": "fact", "section": "Facts"},
+                                {"text": "moved to Braga", "source_turn_ids": ["t1", "t2"], "kind": "fact", "section": "Facts"}]}
+    case = _case("s", record)
+    assert case.reasons == ["answer wrong"] and case.missing_evidence == ["t9"]
+    assert [line.evidence for line in case.lines] == [False, True]
+    page = _html_case(case)
+    assert "says &lt;b&gt;Porto&lt;/b&gt;" in page and "<b>Porto</b>" not in page
+    assert "not in context: t9" in page
