@@ -102,9 +102,10 @@ def test_report_has_every_section_and_needs_no_network(report_file: Path):
     assert not re.search(r'(src|href)="(https?:)?//', page), "the report must not load anything from the network"
     images = re.findall(r'<img class="plot"[^>]*src="([^"]+)"', page)
     declared = int(re.search(r'data-plots="(\d+)"', page).group(1))
-    assert declared == len(images) >= 5  # tokens, category, updates, abstention, cost, write path
+    assert declared == len(images) >= 7  # tokens, category, updates, abstention, cost, write path, compression
     assert all(src.startswith("data:image/png;base64,") for src in images)
-    assert "every_n_steps" in page.split('<section id="compression">')[1].split("</section>")[0]
+    compression = page.split('<section id="compression">')[1].split("</section>")[0]
+    assert "every_n_steps" in compression and '<img class="plot"' in compression
 
 
 @pytest.mark.slow
