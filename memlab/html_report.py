@@ -583,7 +583,9 @@ def _failed_probes(runs: list[_Run]) -> Section:
                 s.blocks.append(Text(f"{r.label(strategy)}: {len(failed) - MAX_FAILED_PER_STRATEGY} more failed probes "
                                      f"not shown (all are in {r.res.path / 'probes.jsonl'})."))
     if len(s.blocks) == 1:
-        s.blocks.append(Text("No probe failed."))
+        answered = any(not r.res.probes.empty for r in runs)
+        s.blocks.append(Text("No probe failed." if answered else "No probes were answered (every unit failed, or the "
+                                                                  "datasets have no probes)."))
     return s
 
 
