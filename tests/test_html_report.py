@@ -156,6 +156,18 @@ def test_an_incomplete_run_is_flagged_in_the_question(runs, tmp_path: Path):
 
 
 @pytest.mark.slow
+def test_a_run_without_answered_probes_still_gets_a_report(runs, tmp_path: Path):
+    empty = tmp_path / "run"
+    shutil.copytree(runs[0], empty)
+    for stream in ("probes", "memory_ops", "calls", "compressions"):
+        (empty / f"{stream}.jsonl").write_text("")
+    report = build_report([empty])
+    page = render_html(report)
+    assert report.plots == [] and 'data-plots="0"' in page
+    assert "No probes were answered" in page and "No probe failed" not in page
+
+
+@pytest.mark.slow
 def test_several_runs_side_by_side_labelled_by_run(runs, tmp_path: Path):
     page = report_html(list(runs), tmp_path / "both.html").read_text(encoding="utf-8")
     metrics = page.split('<section id="metrics">')[1].split("</section>")[0]
