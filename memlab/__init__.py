@@ -26,6 +26,8 @@ _LAZY = {
     "check": "memlab.gate",
     "write_baseline": "memlab.baseline",
     "load_baseline": "memlab.baseline",
+    "report_html": "memlab.html_report",
+    "report_markdown": "memlab.html_report",
     "ModelSpec": "memlab.llm.base",
     "make_model": "memlab.llm.base",
     "StrategySpec": "memlab.strategies.composed",

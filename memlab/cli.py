@@ -70,12 +70,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    """Write the run's tables and plots; ``--compare A B`` / ``--reference R`` print paired comparisons."""
+    """Write the run's tables and plots; ``--compare A B`` / ``--reference R`` print paired comparisons;
+    ``--html`` / ``--md`` write the design report of one or several runs (only that, for several)."""
     from rich.console import Console
 
     from memlab.report import category_table, print_comparison, write_report
     from memlab.results import load_run
 
+    if len(args.run_dirs) > 1:
+        if not (args.html or args.md):
+            raise ValueError("several run folders are compared only in a design report: add --html OUT.html or --md OUT.md")
+        if args.compare or args.reference or args.by_category:
+            raise ValueError("--compare, --reference and --by-category read one run folder")
+    written = _write_design_reports(args)
+    if len(args.run_dirs) > 1:
+        print("wrote " + ", ".join(map(str, written)))
+        return 0
+    args.run_dir = args.run_dirs[0]
     console = Console()
     if not console.is_terminal:
         console = Console(width=200)
@@ -99,8 +110,22 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print_comparison(res.compare(a, b), f"{a} (A) vs {b} (B), paired", console)
     if args.reference:
         print_comparison(res.compare_all(args.reference), f"every strategy (A) vs {args.reference} (B), paired", console)
-    print("wrote " + ", ".join(str(p) for p in files.values()))
+    print("wrote " + ", ".join(str(p) for p in [*files.values(), *written]))
     return 0
+
+
+def _write_design_reports(args: argparse.Namespace) -> list[Path]:
+    """The ``--html`` / ``--md`` design reports (memlab.html_report), when asked for."""
+    if not (args.html or args.md):
+        return []
+    from memlab.html_report import report_html, report_markdown
+
+    out = []
+    if args.html:
+        out.append(report_html(args.run_dirs, args.html))
+    if args.md:
+        out.append(report_markdown(args.run_dirs, args.md))
+    return out
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -316,8 +341,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(fn=_cmd_run)
 
-    p = sub.add_parser("report", help="print the table and write metrics.csv + plots for a run folder")
-    p.add_argument("run_dir")
+    p = sub.add_parser("report", help="print the table and write metrics.csv + plots for a run folder; "
+                                      "--html/--md: the design report of one or several runs")
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    p.add_argument("--html", metavar="OUT.html", help="write the design report as one self-contained HTML file")
+    p.add_argument("--md", metavar="OUT.md", help="write the design report as markdown, its plots as PNGs beside it")
     p.add_argument("--by-category", action="store_true", help="also print string recall per category")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"),
                    help="print a paired comparison of strategies A and B (mean A − B, clustered CI, discordant probes)")

@@ -14,6 +14,7 @@ import pandas as pd
 
 from memlab.lifecycle import LIFECYCLE_COLUMNS, lifecycle_table
 from memlab.metrics import METRICS
+from memlab.plots import plot_category_recall, plot_recall_vs_length, plot_recall_vs_tokens  # noqa: F401 (plot_recall_vs_length: re-exported for the length sweep)
 from memlab.results import RunResults, load_run
 from memlab.stats import cluster_bootstrap
 
@@ -153,60 +154,6 @@ def category_table(res: RunResults, metric: str = "evidence_recall") -> pd.DataF
     return out
 
 
-def plot_recall_vs_tokens(res: RunResults, path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    mt = res.metrics_table(by_category=False)
-    rec = mt[mt["metric"] == "evidence_recall"].set_index("strategy")
-    tok = mt[mt["metric"] == "context_tokens"].set_index("strategy")["mean"]
-    fig, ax = plt.subplots(figsize=(7.5, 5))
-    for s in res.strategies:
-        if s not in rec.index:
-            continue
-        y, lo, hi = rec.loc[s, ["mean", "ci_low", "ci_high"]]
-        x = max(float(tok.get(s, 0.0)), 1.0)
-        ax.errorbar([x], [y], yerr=[[y - lo], [hi - y]], fmt="o", capsize=4, markersize=8, label=s)
-        ax.annotate(s, (x, y), textcoords="offset points", xytext=(6, 6), fontsize=9)
-    ax.set_xscale("log")
-    ax.set_xlabel("memory context tokens per probe (log scale, cl100k; 0 is drawn at 1)")
-    ax.set_ylabel("string recall (gold answer in injected context)")
-    ax.set_ylim(-0.05, 1.05)
-    ax.grid(True, alpha=0.3)
-    ax.set_title(f"Recall vs context tokens — {res.manifest.get('name')}")
-    prov = res.provenance()
-    fig.text(0.01, 0.01, f"run {prov['run_id']} (components in manifest.json) · model: {prov['model']} · "
-             f"code {prov['code_version']} · {prov['datasets']} · {res.bootstrap.caption()}", fontsize=6, alpha=0.7)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
-def plot_category_recall(res: RunResults, path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    table = category_table(res)
-    fig, ax = plt.subplots(figsize=(9, 4.8))
-    table.T.plot.bar(ax=ax, width=0.8)
-    ax.set_ylabel("evidence recall")
-    ax.set_ylim(0, 1.05)
-    ax.set_title(f"Evidence recall by probe category — {res.manifest.get('name')}")
-    ax.legend(fontsize=8, ncols=2)
-    prov = res.provenance()
-    fig.text(0.01, 0.01, f"run {prov['run_id']} · model: {prov['model']} · code {prov['code_version']} · {prov['datasets']}",
-             fontsize=6, alpha=0.7)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
 def length_table(res: RunResults) -> pd.DataFrame:
     """Per (dataset, strategy): history length and what memory recovered and cost at that length.
 
@@ -236,38 +183,6 @@ def length_table(res: RunResults) -> pd.DataFrame:
     for k, v in res.provenance().items():
         out[k] = v
     return out
-
-
-def plot_recall_vs_length(res: RunResults, table: pd.DataFrame, path: Path) -> Path:
-    """Two panels over history length: evidence recall (with CIs) and memory tokens per probe."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
-    for strategy in [s for s in res.strategies if s in set(table["strategy"])]:
-        t = table[table["strategy"] == strategy]
-        x = t["history_tokens_per_conv"]
-        ax1.errorbar(x, t["evidence_recall"], yerr=[t["evidence_recall"] - t["ci_low"], t["ci_high"] - t["evidence_recall"]],
-                     marker="o", capsize=3, label=strategy)
-        ax2.plot(x, t["context_tokens_per_probe"].clip(lower=1), marker="o", label=strategy)
-    for ax in (ax1, ax2):
-        ax.set_xscale("log")
-        ax.set_xlabel("history length (cl100k tokens per conversation, log)")
-        ax.grid(True, alpha=0.3)
-    ax1.set_ylabel("evidence recall (gold answer in injected context)")
-    ax1.set_ylim(-0.05, 1.05)
-    ax2.set_yscale("log")
-    ax2.set_ylabel("memory context tokens per probe (log)")
-    ax1.legend(fontsize=8)
-    fig.suptitle(f"Recall and cost vs history length — {res.manifest.get('name')}")
-    prov = res.provenance()
-    fig.text(0.01, 0.01, f"run {prov['run_id']} · model: {prov['model']} · code {prov['code_version']}", fontsize=6, alpha=0.7)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
 
 
 def print_lifecycle(res: RunResults, console: Any = None) -> pd.DataFrame:

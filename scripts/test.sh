@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Install memlab, start the project's PostgreSQL (+pgvector) on 127.0.0.1, run the test suite,
-# then the regression gate (memlab check evals/ci.yaml); non-zero if either fails.
+# Install memlab (and chromium when absent), start the project's PostgreSQL (+pgvector) on 127.0.0.1,
+# run the test suite, then the regression gate (memlab check evals/ci.yaml); non-zero if either fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
+bash scripts/browser.sh   # Debian chromium for the design report's browser test (no-op when present)
 export LITELLM_LOCAL_MODEL_COST_MAP=True RAGAS_DO_NOT_TRACK=true
 bash scripts/pg.sh start
 status=0
