@@ -279,3 +279,37 @@ def test_command_line_flags_override_the_config_executor(tmp_path, monkeypatch):
         with pytest.raises(Stop):
             cli_main(["run", str(path), "--no-progress", *argv])
         assert expected.items() <= seen["executor"].items(), (argv, seen)
+
+
+class _FlakyRay:
+    """Stands in for the ``ray`` module: its first ``init`` calls fail as Ray's startup does."""
+
+    def __init__(self, failures: list[Exception]) -> None:
+        self.failures = list(failures)
+        self.inits = 0
+        self.shutdowns = 0
+
+    def init(self, **kw) -> None:
+        self.inits += 1
+        assert kw["_node_ip_address"] == "127.0.0.1"
+        if self.failures:
+            raise self.failures.pop(0)
+
+    def shutdown(self) -> None:
+        self.shutdowns += 1
+
+
+def test_a_private_ray_that_times_out_at_startup_is_started_again():
+    from memlab.executors.ray_tasks import _start_private_ray
+
+    ray = _FlakyRay([Exception("The current node timed out during startup. This could happen ...")])
+    _start_private_ray(ray, 2)
+    assert (ray.inits, ray.shutdowns) == (2, 1)
+    other = _FlakyRay([ValueError("bad num_cpus")])
+    with pytest.raises(ValueError):
+        _start_private_ray(other, 2)
+    assert other.inits == 1
+    stuck = _FlakyRay([Exception("timed out during startup")] * 3)
+    with pytest.raises(Exception, match="timed out"):
+        _start_private_ray(stuck, 2, attempts=3)
+    assert stuck.inits == 3

@@ -53,8 +53,7 @@ class RayExecutor:
             if self.address:
                 ray.init(address=self.address, log_to_driver=False)
             else:
-                ray.init(num_cpus=max(self.workers, 1), include_dashboard=False, log_to_driver=False,
-                         _node_ip_address="127.0.0.1")
+                _start_private_ray(ray, max(self.workers, 1))
         try:
             self._play_all(ray, units, job, write, tick, on_end)
         finally:
@@ -101,3 +100,18 @@ def _play_on_ray(job: UnitJob, unit: Unit) -> UnitResult:
     except OSError:
         pass  # a cache can always be rebuilt
     return result
+
+
+def _start_private_ray(ray: Any, num_cpus: int, attempts: int = 3) -> None:
+    """Start a private local Ray on 127.0.0.1. Ray gives its raylet a fixed 30 s to register and
+    then gives up ("The current node timed out during startup"); on a machine busy with other
+    work that can happen once, so the start is tried again (after a clean shutdown) before the
+    run fails."""
+    for attempt in range(1, attempts + 1):
+        try:
+            ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+            return
+        except Exception as exc:
+            if "timed out during startup" not in str(exc) or attempt == attempts:
+                raise
+            ray.shutdown()
