@@ -179,10 +179,14 @@ def resolve_spec(spec: StrategySpec | dict[str, Any]) -> dict[str, Any]:
 def _check_composition(out: dict[str, Any]) -> None:
     """Cross-slot rules: what a component needs from its neighbours."""
     name = out["name"]
-    if (out.get("extractor") or out.get("retriever")) and not out.get(STORE_SLOT):
+    if (out.get("extractor") or out.get("retriever") or out.get("timekeeper")) and not out.get(STORE_SLOT):
         out[STORE_SLOT] = {"type": "in_memory"}
-    if out.get(STORE_SLOT) and not (out.get("extractor") and out.get("retriever")):
+    facts = (out.get("extractor"), out.get("retriever"))
+    if (any(facts) or (out.get(STORE_SLOT) and not out.get("timekeeper"))) and not all(facts):
         raise ValueError(f"strategy {name!r}: a long-term store needs both an extractor and a retriever")
+    if out.get("timekeeper") and not out.get("agent"):
+        raise ValueError(f"strategy {name!r}: timekeeper {out['timekeeper']['type']!r} offers tools an agent calls; "
+                         "add an agent slot")
     if out.get("extractor") and not out.get("consolidator"):
         out["consolidator"] = {"type": "append"}
     if (out.get("extractor") or {}).get("type") == "agent_tool" and not out.get("agent"):
@@ -394,10 +398,13 @@ PRESETS.register("supervisor", {
 PRESETS.register("son_of_andrew", {
     "description": "Seed 003: learning patterns trigger an analysis with high/medium/low confidence; conflicts "
                    "(temporal, negation, status change, general) resolved by confidence; superseded facts invalidated "
-                   "and kept as history; current facts retrieved with their earlier versions.",
+                   "and kept as history; current facts retrieved with their earlier versions; an agent logs and queries "
+                   "time entries (log_time, get_time_entries), kept in their own namespace, totals on time questions.",
     "short_term": {"type": "recent_window", "n": 10},
     "extractor": {"type": "opportunistic"},
     "consolidator": {"type": "conflict_resolve", "similarity_threshold": 0.5},
     "store": {"type": "in_memory"},
     "retriever": {"type": "fact_history", "k": 8},
+    "agent": {"type": "react"},
+    "timekeeper": {"type": "time_log"},
 })
