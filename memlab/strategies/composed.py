@@ -387,13 +387,15 @@ PRESETS.register("supervisor", {
     "description": "Seed 001: hot-path classifier over the last 3 user messages → categorised memory; merge above "
                    "cos 0.85, same-fact check from 0.60, recreate mode, low-importance creations dropped; vector top-10 "
                    "reranked by similarity, importance, recency and pinning, top 5 injected; episodes with cooldowns, a daily cap "
-                   "and a merge window.",
+                   "and a merge window; a user profile synced from new memories injected as one line, the Now line in the "
+                   "profile's time zone (UTC without one).",
     "short_term": {"type": "recent_window", "n": 10},
     "extractor": {"type": "hot_path", "window": 3},
     "consolidator": {"type": "thresholded_merge", "top_k": 5, "check_low": 0.60, "auto_update": 0.85, "mode": "recreate"},
     "episodes": {"type": "capped"},
     "store": {"type": "in_memory"},
-    "retriever": {"type": "weighted_rerank", "top_k": 10, "top_n": 5},
+    "retriever": {"type": "weighted_rerank", "top_k": 10, "top_n": 5, "time_zone": "UTC"},
+    "profile": {"type": "synced_profile"},
 })
 PRESETS.register("son_of_andrew", {
     "description": "Seed 003: learning patterns trigger an analysis with high/medium/low confidence; conflicts "
