@@ -233,5 +233,7 @@ def test_now_line_is_in_the_profiles_time_zone_else_the_parameter_default_utc():
     assert now_line({"name": "supervisor"}, "I moved to Tokyo last year.") == "Now: Tuesday 2024-05-07 07:30 Asia/Tokyo"
     fallback = {"name": "s", "preset": "supervisor", "retriever": {"type": "weighted_rerank", "time_zone": "Europe/Lisbon"}}
     assert now_line(fallback, "I like green tea.") == "Now: Monday 2024-05-06 23:30 Europe/Lisbon"
+    with pytest.raises(ValueError, match="profile 'synced_profile' is synced from the memories an extractor writes"):
+        resolve_spec({"name": "s", "profile": {"type": "synced_profile"}})
     with pytest.raises(ValueError, match="time_zone: .*unknown IANA time zone 'Mars/Olympus'"):
         resolve_spec({"name": "s", "preset": "supervisor", "retriever": {"type": "weighted_rerank", "time_zone": "Mars/Olympus"}})

@@ -184,6 +184,9 @@ def _check_composition(out: dict[str, Any]) -> None:
     facts = (out.get("extractor"), out.get("retriever"))
     if (any(facts) or (out.get(STORE_SLOT) and not out.get("timekeeper"))) and not all(facts):
         raise ValueError(f"strategy {name!r}: a long-term store needs both an extractor and a retriever")
+    if out.get("profile") and not out.get("extractor"):
+        raise ValueError(f"strategy {name!r}: profile {out['profile']['type']!r} is synced from the memories an extractor "
+                         "writes; add an extractor")
     if out.get("timekeeper") and not out.get("agent"):
         raise ValueError(f"strategy {name!r}: timekeeper {out['timekeeper']['type']!r} offers tools an agent calls; "
                          "add an agent slot")
