@@ -149,6 +149,8 @@ def test_every_registered_component_is_exercised_somewhere():
         "lifecycle": {"ttl_fifo"},
         "retriever": {"vector", "keyword", "recency", "hybrid", "recent_by_type", "entity_graph", "weighted_rerank",
                       "fact_history"},
+        "timekeeper": {"time_log"},
+        "profile": {"synced_profile"},
     }
     registered = {name: set(slot.registry.names()) for name, slot in SLOTS.items() if name != "store"}
     missing = {slot: sorted(names - covered.get(slot, set())) for slot, names in registered.items()

@@ -23,6 +23,33 @@ def test_preset_defaults_follow_the_document():
     assert r["retriever"]["type"] == "recent_by_type" and r["retriever"]["k"] == 20
     assert r["lifecycle"]["max_items"] == 1000
     assert r["store"]["type"] == "postgres"
+    assert (r["extractor"]["summary"], r["extractor"]["summary_after"]) == ("excerpt", 5)
+
+
+PASS = ["My name is Alice and I prefer dark mode. Also hi.", "It rains.", "Hello.", "Fine.", "I work at Acme."]
+"""Five user statements and their replies: one pass of 10 messages."""
+
+
+def test_each_pass_over_more_than_5_messages_writes_a_conversation_summary_as_chosen():
+    def summaries(extractor: dict) -> tuple[list, list[str]]:
+        from memlab.llm import calls
+
+        s = build({"name": "a", "preset": "agent_memory_pg", "store": {"type": "in_memory"}, "extractor": extractor})
+        recorded: list = []
+        with calls.call_sink(recorded.append):
+            ops = play(s, conversation([("2024-01-01T09:00:00", _chat(PASS))]))
+        return [o for o in ops if o.kind == "conversation_summary"], [r.signature for r in recorded]
+
+    excerpt, asked = summaries({})
+    assert [(o.op, o.text) for o in excerpt] == [
+        (Op.ADD, "My name is Alice and I prefer dark mode. / It rains. / Hello. / Fine. / I work at Acme.")]
+    assert excerpt[0].source_turn_ids == [f"t{i}" for i in range(1, 11)] and asked == [], "excerpt calls no model"
+    modelled, asked = summaries({"summary": "model"})
+    assert len(modelled) == 1 and asked == ["Summarize"] and modelled[0].text
+    assert summaries({"summary": "none"})[0] == []
+    assert summaries({"summary_after": 10})[0] == [], "a pass of 10 messages is not more than 10"
+    short, _ = summaries({"every": 4})  # passes of 4 messages: not more than 5
+    assert short == []
 
 
 def test_extracts_only_when_the_message_count_reaches_a_multiple_of_every():
@@ -30,9 +57,10 @@ def test_extracts_only_when_the_message_count_reaches_a_multiple_of_every():
     adds_after: dict[str, int] = {}
     data = conversation([("2024-01-01T09:00:00", _chat(
         ["My name is Alice and I prefer dark mode.", "It rains.", "Hello.", "Fine.", "I work at Acme.", "I like tea."]))])
-    play(s, data, after_turn=lambda ev, ops: adds_after.__setitem__(ev.turn.id, sum(o.op is Op.ADD for o in ops)))
+    play(s, data, after_turn=lambda ev, ops: adds_after.__setitem__(
+        ev.turn.id, sum(o.op is Op.ADD and o.kind != "conversation_summary" for o in ops)))
     assert adds_after["t9"] == 0, "nothing is extracted before the 10th message"
-    added = [o for o in play(s, data) if o.op is Op.ADD]
+    added = [o for o in play(s, data) if o.op is Op.ADD and o.kind != "conversation_summary"]
     assert [(o.kind, o.text) for o in added] == [
         ("fact", "My name is Alice"), ("preference", "I prefer dark mode"), ("fact", "I work at Acme")]
     assert adds_after["t10"] == 3
@@ -127,7 +155,7 @@ def test_runs_on_the_projects_postgres_by_default():
         assert s.store.name == "postgres"
         data = conversation([("2024-01-01T09:00:00", _chat(["My name is Alice and I prefer dark mode."] * 5))])
         ops = play(s, data, namespace="presets-test/pg")
-        assert sum(o.op is Op.ADD for o in ops) == 10
+        assert sum(o.op is Op.ADD for o in ops) == 11, "five facts, five preferences, one conversation summary"
         assert "1. [2024-01-01] My name is Alice" in s.context(_query("name?", "2024-01-02T09:00:00")).text
     finally:
         s.store.reset("presets-test/pg")

@@ -145,7 +145,7 @@ def test_rerank_weighs_pinned_and_importance_and_adds_a_now_line():
     s = strategy()
     ctx = s.context(Query("drinks?", at("2024-01-02T09:00:00"), s.env.embedder))
     lines = [ln.text for sec in ctx.sections if sec.title == "Relevant memories" for ln in sec.lines]
-    assert lines == ["- [2024-01-01] Maria likes coffee.", "- [2024-01-01] Maria likes tea.", "Now: 2024-01-02"]
+    assert lines == ["- [2024-01-01] Maria likes coffee.", "- [2024-01-01] Maria likes tea.", "Now: Tuesday 2024-01-02 09:00 UTC"]
     unpinned = strategy(w_pinned=0.0)
     hits = unpinned.component("retriever").retrieve(unpinned.store, "test/c1",
                                                     Query("drinks?", at("2024-01-02T09:00:00"), unpinned.env.embedder))
@@ -196,3 +196,44 @@ def test_episodes_merge_within_the_window_only_when_novel_enough():
     ops = play(skipping, conversation([_day("2024-01-01T09:00:00", 3)]))
     assert [op for op, _ in _episodes(ops)] == ["ADD", "NOOP", "NOOP"]
     assert all("novelty" in o.reason for o in ops if o.kind == "episode" and o.op is Op.NOOP)
+
+
+def test_profile_is_synced_from_new_memories_and_injected_on_every_context():
+    s = build({"name": "supervisor"})
+    ops = play(s, conversation([("2024-05-06T20:00:00", [
+        ("user", "I just moved to Tokyo for work."), ("assistant", "Exciting!"),
+        ("user", "thanks!"), ("assistant", "Anytime."),
+        ("user", "I want to run the Tokyo marathon."), ("assistant", "Go for it.")])]))
+    synced = [o for o in ops if o.kind == "profile"]
+    assert [o.op for o in synced] == [Op.ADD, Op.UPDATE]
+    assert synced[0].reason.startswith("profile sync from memory ") and synced[0].reason.endswith(": city, time_zone")
+    assert synced[1].reason.endswith(": goals") and synced[1].previous_text == synced[0].text
+    assert synced[0].source_turn_ids == ["t1"] and synced[1].source_turn_ids == ["t1", "t3", "t5"]
+    assert all(o.namespace == f"{s.state.namespace}/user_context" for o in synced)
+    for question in ("What is my favourite colour?", "Where do I live?"):  # whatever the question, as in the seed
+        ctx = s.context(Query(question, at("2024-05-07T09:00:00"), s.env.embedder))
+        assert ctx.sections[0].title == "Profile"
+        assert ctx.sections[0].lines[0].text.startswith("User profile: city Tokyo; goals ")
+        assert ctx.sections[0].lines[0].text.endswith("; time zone Asia/Tokyo")
+    assert all(it.kind != "profile" for it in s.store.list(s.state.namespace)), "the profile is kept apart from memories"
+
+
+def test_now_line_is_in_the_profiles_time_zone_else_the_parameter_default_utc():
+    r = resolve_spec({"name": "supervisor"})
+    assert r["retriever"]["time_zone"] == "UTC" and r["profile"]["type"] == "synced_profile"
+    asked = at("2024-05-06T22:30:00")  # Monday 22:30 UTC is Tuesday 07:30 in Tokyo
+
+    def now_line(spec: dict, said: str) -> str:
+        s = build(spec)
+        play(s, conversation([("2024-05-06T20:00:00", [("user", said), ("assistant", "Noted.")])]))
+        ctx = s.context(Query("anything new?", asked, s.env.embedder))
+        return next(ln.text for sec in ctx.sections for ln in sec.lines if ln.kind == "time")
+
+    assert now_line({"name": "supervisor"}, "I like green tea.") == "Now: Monday 2024-05-06 22:30 UTC"
+    assert now_line({"name": "supervisor"}, "I moved to Tokyo last year.") == "Now: Tuesday 2024-05-07 07:30 Asia/Tokyo"
+    fallback = {"name": "s", "preset": "supervisor", "retriever": {"type": "weighted_rerank", "time_zone": "Europe/Lisbon"}}
+    assert now_line(fallback, "I like green tea.") == "Now: Monday 2024-05-06 23:30 Europe/Lisbon"
+    with pytest.raises(ValueError, match="profile 'synced_profile' is synced from the memories an extractor writes"):
+        resolve_spec({"name": "s", "profile": {"type": "synced_profile"}})
+    with pytest.raises(ValueError, match="time_zone: .*unknown IANA time zone 'Mars/Olympus'"):
+        resolve_spec({"name": "s", "preset": "supervisor", "retriever": {"type": "weighted_rerank", "time_zone": "Mars/Olympus"}})

@@ -9,7 +9,8 @@ newest):
 * a user message is run through the extraction filter and attribution; each fact is compared
   with the context lines that carry a memory id (``[id] text``) by the slot rule: a changed value
   → ``update_fact(id, text)``, a retraction → ``delete_fact(id)``, already known → nothing, else
-  ``store_fact(text)``.
+  ``store_fact(text)``; a time log in it ("spent 2 hours on X", :mod:`memlab.offline.timelog`) →
+  ``log_time(task, hours)`` per duration, a question about logged time → ``get_time_entries(period)``.
 
 Unlike post-pass extraction, the agent does not store tool observations: it is busy with the
 task and stores only what the user states. ``tool_reliability`` is the probability that a
@@ -27,6 +28,7 @@ from memlab.offline.attribution import split_labelled
 from memlab.offline.similarity import Similarity
 from memlab.offline.slots import reconcile
 from memlab.offline.statements import extract
+from memlab.offline.timelog import time_logs, time_question
 
 COMPRESS_AT = 75.0
 """Percent of the working-memory budget at which compressing beats running out mid-task."""
@@ -63,7 +65,7 @@ def _memories(context: str) -> list[tuple[str, str]]:
 
 
 def agent_step(context: str, working_memory: str, memory_status: str, offered: set[str], sim: Similarity,
-               *, reliability: float = 1.0, seed: int = 0) -> tuple[str, list[tuple[str, dict[str, str]]]]:
+               *, reliability: float = 1.0, seed: int = 0) -> tuple[str, list[tuple[str, dict[str, object]]]]:
     """(thought, [(tool name, arguments)]) for the newest step."""
     steps = [ln.strip() for ln in working_memory.splitlines() if ln.strip()]
     if not steps:
@@ -72,7 +74,7 @@ def agent_step(context: str, working_memory: str, memory_status: str, offered: s
     role = speaker.strip().lower()
     if role.startswith("tool") or role.partition("(")[0].strip() in offered:
         return "The tool call is done; nothing more to remember now.", []
-    calls: list[tuple[str, dict[str, str]]] = []
+    calls: list[tuple[str, dict[str, object]]] = []
     if usage_percent(memory_status) >= COMPRESS_AT and "compress_memory" in offered:
         calls.append(("compress_memory", {}))
     if role.startswith("user"):
@@ -90,5 +92,10 @@ def agent_step(context: str, working_memory: str, memory_status: str, offered: s
                 calls.append(("delete_fact", {"id": target}))
             elif verdict["action"] == "ADD" and "store_fact" in offered and keeps(fact, reliability, seed):
                 calls.append(("store_fact", {"text": fact}))
-    thought = "; ".join(f"{name} {args.get('text') or args.get('id') or ''}".strip() for name, args in calls)
+        if "log_time" in offered:
+            calls += [("log_time", log) for log in time_logs(text.strip()) if keeps(str(log), reliability, seed)]
+        if "get_time_entries" in offered and (asked := time_question(text.strip())) is not None:
+            calls.append(("get_time_entries", asked))
+    thought = "; ".join(f"{name} {args.get('text') or args.get('id') or args.get('task') or ''}".strip()
+                        for name, args in calls)
     return thought or "Nothing worth remembering in this step.", calls

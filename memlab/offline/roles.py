@@ -160,3 +160,11 @@ def _analyze_learning(v: dict[str, Any], env: Env) -> Reply:
 
     triggered = [str(t) for t in v.get("triggered_categories") or []] if isinstance(v.get("triggered_categories"), list) else []
     return Reply({"candidates": learning.analyze(_s(v, "user_input"), "user", triggered)})
+
+
+@role("SyncProfile", "memory profile", "updates")
+def _sync_profile(v: dict[str, Any], env: Env) -> Reply:
+    from memlab.offline import profile
+
+    current = v.get("profile") if isinstance(v.get("profile"), dict) else {}
+    return Reply({"updates": profile.sync(_s(v, "memory"), {str(k): str(x) for k, x in current.items()})})

@@ -288,6 +288,7 @@ class MemoryRoles(dspy.Module):
         self.same_fact = Role(sig.SameFact, pick("consolidate"), "consolidate")
         self.compose = Role(sig.ComposeSummaries, pick("consolidate"), "consolidate")
         self.analyze_learning = Role(sig.AnalyzeForLearning, pick("extract"), "extract")
+        self.sync_profile = Role(sig.SyncProfile, pick("consolidate"), "consolidate")
         judge = judge_model or models.get("judge")
         from memlab.judging.prompts import DEFAULT_JUDGE_PROMPT, judge_role
 

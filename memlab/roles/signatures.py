@@ -242,6 +242,18 @@ class ComposeSummaries(dspy.Signature):
     summary: str = dspy.OutputField(desc="the merged memory")
 
 
+class SyncProfile(dspy.Signature):
+    """A memory about the user was just created or updated. Propose updates to the user's structured
+    profile that this memory implies: the tone or style they want, the language they want answers
+    in, the city they live in, their goals, their time zone (an IANA name such as Europe/Lisbon,
+    implied by the city they live in). Return only the fields this memory changes, each a short
+    value; return nothing when it changes none."""
+
+    memory: str = dspy.InputField(desc="the memory just written")
+    profile: dict[str, str] = dspy.InputField(desc="the current profile (field -> value)")
+    updates: dict[str, str] = dspy.OutputField(desc="field -> new value, only for changed fields")
+
+
 class LearningCandidate(BaseModel):
     """One learnable fact with its category and how sure the analysis is of it."""
 
@@ -269,5 +281,5 @@ SIGNATURES: dict[str, type[dspy.Signature]] = {
     cls.__name__: cls for cls in (ExtractFacts, ExtractFromTranscript, ShouldRemember, ReconcileMemory, Summarize,
                                   AnswerFromMemory, JudgeAnswerLenient, JudgeAnswerStrict, AgentStep, RecordEpisode,
                                   SummarizeWithEntities, ClassifyMemory, SameFact, ComposeSummaries,
-                                  AnalyzeForLearning)
+                                  AnalyzeForLearning, SyncProfile)
 }

@@ -179,10 +179,17 @@ def resolve_spec(spec: StrategySpec | dict[str, Any]) -> dict[str, Any]:
 def _check_composition(out: dict[str, Any]) -> None:
     """Cross-slot rules: what a component needs from its neighbours."""
     name = out["name"]
-    if (out.get("extractor") or out.get("retriever")) and not out.get(STORE_SLOT):
+    if (out.get("extractor") or out.get("retriever") or out.get("timekeeper")) and not out.get(STORE_SLOT):
         out[STORE_SLOT] = {"type": "in_memory"}
-    if out.get(STORE_SLOT) and not (out.get("extractor") and out.get("retriever")):
+    facts = (out.get("extractor"), out.get("retriever"))
+    if (any(facts) or (out.get(STORE_SLOT) and not out.get("timekeeper"))) and not all(facts):
         raise ValueError(f"strategy {name!r}: a long-term store needs both an extractor and a retriever")
+    if out.get("profile") and not out.get("extractor"):
+        raise ValueError(f"strategy {name!r}: profile {out['profile']['type']!r} is synced from the memories an extractor "
+                         "writes; add an extractor")
+    if out.get("timekeeper") and not out.get("agent"):
+        raise ValueError(f"strategy {name!r}: timekeeper {out['timekeeper']['type']!r} offers tools an agent calls; "
+                         "add an agent slot")
     if out.get("extractor") and not out.get("consolidator"):
         out["consolidator"] = {"type": "append"}
     if (out.get("extractor") or {}).get("type") == "agent_tool" and not out.get("agent"):
@@ -383,21 +390,26 @@ PRESETS.register("supervisor", {
     "description": "Seed 001: hot-path classifier over the last 3 user messages → categorised memory; merge above "
                    "cos 0.85, same-fact check from 0.60, recreate mode, low-importance creations dropped; vector top-10 "
                    "reranked by similarity, importance, recency and pinning, top 5 injected; episodes with cooldowns, a daily cap "
-                   "and a merge window.",
+                   "and a merge window; a user profile synced from new memories injected as one line, the Now line in the "
+                   "profile's time zone (UTC without one).",
     "short_term": {"type": "recent_window", "n": 10},
     "extractor": {"type": "hot_path", "window": 3},
     "consolidator": {"type": "thresholded_merge", "top_k": 5, "check_low": 0.60, "auto_update": 0.85, "mode": "recreate"},
     "episodes": {"type": "capped"},
     "store": {"type": "in_memory"},
-    "retriever": {"type": "weighted_rerank", "top_k": 10, "top_n": 5},
+    "retriever": {"type": "weighted_rerank", "top_k": 10, "top_n": 5, "time_zone": "UTC"},
+    "profile": {"type": "synced_profile"},
 })
 PRESETS.register("son_of_andrew", {
     "description": "Seed 003: learning patterns trigger an analysis with high/medium/low confidence; conflicts "
                    "(temporal, negation, status change, general) resolved by confidence; superseded facts invalidated "
-                   "and kept as history; current facts retrieved with their earlier versions.",
+                   "and kept as history; current facts retrieved with their earlier versions; an agent logs and queries "
+                   "time entries (log_time, get_time_entries), kept in their own namespace, totals on time questions.",
     "short_term": {"type": "recent_window", "n": 10},
     "extractor": {"type": "opportunistic"},
     "consolidator": {"type": "conflict_resolve", "similarity_threshold": 0.5},
     "store": {"type": "in_memory"},
     "retriever": {"type": "fact_history", "k": 8},
+    "agent": {"type": "react"},
+    "timekeeper": {"type": "time_log"},
 })

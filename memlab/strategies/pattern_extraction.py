@@ -9,6 +9,13 @@ and I prefer dark mode." into the fact "My name is Alice" and the preference "I 
 mode", so a memory is the clause from the match to the next clause boundary (punctuation, or
 "and"/"but"), and matching ignores case ("My name is" matches ``my name is``).
 
+After the patterns, the seed's ``summarizeConversations`` writes a ``conversation_summary`` memory
+when the pass covers more than 5 messages, without saying how it is written. ``summary`` chooses:
+``excerpt`` (memlab's default: no model, like the rest of the seed's extraction path — the first
+sentence of each matched-role message of the pass, in order, joined by " / ", cut to
+``summary_chars``), ``model`` (one Summarize call, purpose ``summarize``, over the pass's
+messages) or ``none``.
+
 Why it is worth having as a component: it is the zero-cost end of the extraction axis (no
 model calls, no tokens) while still writing typed memories; its misses (anything not phrased
 like a pattern, everything in the messages after the last multiple of K) are what it costs.
@@ -19,8 +26,11 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
+from typing import Literal
+
 from pydantic import Field, field_validator
 
+from memlab.roles.program import RoleFailure
 from memlab.strategies.base import TurnEvent
 import memlab.strategies.extraction  # noqa: F401  (declares the "extractor" slot)
 from memlab.strategies.slots import Component, Params, component
@@ -32,6 +42,7 @@ SEED_004_PATTERNS: dict[str, list[str]] = {
 }
 """Seed 004's two regular expressions, one alternative per entry (kind → alternatives)."""
 
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 CLAUSE_END = re.compile(r"[.!?;,\n]|\s+(?:and|but)\s+", re.IGNORECASE)
 """Where a matched memory ends: punctuation or a coordinating 'and'/'but' (the seed's example)."""
 
@@ -45,6 +56,13 @@ class PatternParams(Params):
     """Memory kind → regular expressions (case-insensitive, whole words); the first kind that matches a clause wins."""
     source: str = "auto_extract"
     """The ``metadata.source`` written on every memory (seed 004: auto_extract)."""
+    summary: Literal["none", "excerpt", "model"] = "excerpt"
+    """How the pass's conversation summary is written (the seed does not say): ``excerpt`` = first sentences of
+    the messages, no model (memlab's default); ``model`` = one Summarize call; ``none`` = no summary."""
+    summary_after: int = Field(default=5, ge=0)
+    """A pass over more than this many messages writes a summary (seed 004: messages.length > 5)."""
+    summary_chars: int = Field(default=500, ge=20)
+    """Longest ``excerpt`` summary, in characters."""
 
     @field_validator("patterns")
     @classmethod
@@ -84,6 +102,24 @@ class PatternExtractor(Component):
         for ev in batch:
             if ev.turn.role in self.params.roles:
                 state.candidates.extend(self.matches(ev))
+        if self.params.summary != "none" and len(batch) > self.params.summary_after:
+            text = self.summarize(batch)
+            if text:
+                state.candidates.append(Candidate(text, "conversation_summary", [ev.turn.id for ev in batch],
+                                                  metadata={"source": self.params.source, "summary": self.params.summary}))
+
+    def summarize(self, batch: list[TurnEvent]) -> str:
+        """The pass's conversation summary, written the way ``summary`` says ("" when there is nothing)."""
+        if self.params.summary == "model":
+            try:
+                res = self.env.roles.summarize(previous_summary="", messages="\n".join(ev.line for ev in batch))
+            except RoleFailure:
+                self.failures += 1
+                return ""
+            return str(res.get("summary") or "").strip()
+        firsts = [SENTENCE_END.split(ev.turn.text.strip())[0] for ev in batch if ev.turn.role in self.params.roles]
+        text = " / ".join(f for f in firsts if f)
+        return text if len(text) <= self.params.summary_chars else text[: self.params.summary_chars - 1].rstrip() + "…"
 
     def matches(self, event: TurnEvent) -> list[Candidate]:
         """Every clause of the message that a pattern matches, as a candidate of that pattern's kind."""

@@ -1,0 +1,75 @@
+"""The presets ranking table of ``evals/presets/README.md``, from a run of ``evals/presets.yaml``.
+
+    PYTHONPATH=$PWD .venv/bin/python evals/presets/ranking.py results/<run>
+
+One markdown row per strategy, best evidence recall first: evidence recall, knowledge-update
+handling (the answer gives the current value and no superseded one), stale leakage (the answer
+asserts a superseded value: ``stale_only`` or ``both`` — ``memlab report`` prints the two levels
+apart, not their sum), abstention when it should, memory-context tokens per probe, and write-path
+model tokens per conversation (every purpose but ``answer`` and ``judge``: extraction, gating,
+consolidation, summaries, the agent's steps). Each value has its 95% interval from the run's own
+bootstrap (whole conversations resampled, as ``memlab report`` does), so the table and the report
+agree on every shared column.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from memlab.results import load_run
+from memlab.stats import cluster_bootstrap
+
+READ_PATH = ("answer", "judge")
+"""Model purposes that answer a question rather than write memory."""
+
+
+def _cell(values: pd.Series, clusters: pd.Series, spec, digits: int = 2) -> str:
+    mean, lo, hi = cluster_bootstrap(values.to_numpy(dtype=float), list(clusters), spec)
+    if pd.isna(mean):
+        return "–"
+    fmt = f"{{:.{digits}f}}" if digits else "{:,.0f}"
+    interval = "" if pd.isna(lo) else f" [{fmt.format(lo)}, {fmt.format(hi)}]"
+    return fmt.format(mean) + interval
+
+
+def ranking(run_dir: str | Path) -> str:
+    res = load_run(run_dir)
+    spec = res.bootstrap
+    probes = res.probes.copy()
+    probes["conv"] = list(zip(probes["dataset"], probes["conversation_id"]))
+    stale = probes["update_answer"].map(lambda v: None if v is None or pd.isna(v) else float(v in ("stale_only", "both")))
+    probes["stale_leak"] = stale.astype(float)
+    calls = res.calls
+    writes = calls[~calls["purpose"].isin(READ_PATH)] if not calls.empty else calls
+    rows = []
+    for strategy in res.strategies:
+        p = probes[probes["strategy"] == strategy]
+        convs = p[["dataset", "conversation_id"]].drop_duplicates()
+        w = writes[writes["strategy"] == strategy] if not writes.empty else writes
+        per_conv = (w.assign(t=w["prompt_tokens"] + w["completion_tokens"]).groupby(["dataset", "conversation_id"])["t"].sum()
+                    if not w.empty else pd.Series(dtype=float))
+        write_tokens = convs.apply(lambda r: float(per_conv.get((r["dataset"], r["conversation_id"]), 0.0)), axis=1)
+        recall_mean = float(p["evidence_recall"].mean())
+        rows.append((recall_mean, [
+            f"`{strategy}`",
+            _cell(p["evidence_recall"], p["conv"], spec),
+            _cell(p["update_correct"], p["conv"], spec),
+            _cell(p["stale_leak"], p["conv"], spec),
+            _cell(p["abstain_when_should"], p["conv"], spec),
+            _cell(p["context_tokens"], p["conv"], spec, digits=0),
+            _cell(write_tokens, list(zip(convs["dataset"], convs["conversation_id"])), spec, digits=0),
+        ]))
+    head = ["strategy", "evidence recall ↑", "update correct ↑", "stale leak ↓", "abstains when it should ↑",
+            "context tokens / probe ↓", "write-path tokens / conv ↓"]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    lines += ["| " + " | ".join(cells) + " |" for _, cells in sorted(rows, key=lambda r: -r[0])]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: ranking.py RUN_DIR")
+    print(ranking(sys.argv[1]))
