@@ -53,19 +53,29 @@ def _load() -> SimpleNamespace | str:
     except ImportError as exc:
         return f"ragas could not be imported ({type(exc).__name__}: {exc})"
 
-    class PairSimilarity(NonLLMStringSimilarity):
-        """ragas's Levenshtein similarity of one (context line, evidence text) pair, called
-        without the LangChain callback group and usage event that ragas's public wrapper adds to
-        every call: the context metrics compare every pair, and the wrapper cost ~10x the
-        comparison (~0.4 ms a pair; 3.5 s of the default run's scoring)."""
+    class Direct:
+        """Calls a ragas single-turn metric without the wrapper ragas's public ``single_turn_ascore``
+        adds to every call: a LangChain callback group, and a usage event whose user id ragas writes
+        to ~/.local/share/ragas even with tracking off. The context metrics compare every (context
+        line, evidence) pair through it, and the wrapper cost ~10x the comparison (~0.4 ms a pair,
+        3 s of the default run's scoring). The scoring itself is ragas's own."""
 
         async def single_turn_ascore(self, sample: Any, callbacks: Any = None, timeout: float | None = None) -> float:
-            return await self._single_turn_ascore(sample, callbacks)
+            return await self._single_turn_ascore(sample, callbacks or [])  # type: ignore[attr-defined]
+
+    class PairSimilarity(Direct, NonLLMStringSimilarity):
+        """Levenshtein similarity of one pair."""
+
+    class ContextRecall(Direct, NonLLMContextRecall):
+        """Share of evidence texts with a context line more than 0.5 similar."""
+
+    class ContextPrecision(Direct, NonLLMContextPrecisionWithReference):
+        """Rank-weighted share of context lines at least 0.5 similar to an evidence text."""
 
     return SimpleNamespace(
         SingleTurnSample=SingleTurnSample, BaseRagasEmbedding=BaseRagasEmbedding,
-        context_recall=NonLLMContextRecall(_distance_measure=PairSimilarity()),
-        context_precision=NonLLMContextPrecisionWithReference(distance_measure=PairSimilarity()),
+        context_recall=ContextRecall(_distance_measure=PairSimilarity()),
+        context_precision=ContextPrecision(distance_measure=PairSimilarity()),
         exact_match=ExactMatch(), string_presence=StringPresence(), rouge=RougeScore(rouge_type="rougeL"),
     )
 
