@@ -50,6 +50,7 @@ def _load() -> SimpleNamespace | str:
         from ragas.metrics._context_recall import NonLLMContextRecall
         from ragas.metrics._string import NonLLMStringSimilarity
         from ragas.metrics.collections import ExactMatch, RougeScore, StringPresence
+        from rouge_score import rouge_scorer  # noqa: F401  (RougeScore imports it only when scoring)
     except ImportError as exc:
         return f"ragas could not be imported ({type(exc).__name__}: {exc})"
 
@@ -72,10 +73,14 @@ def _load() -> SimpleNamespace | str:
     class ContextPrecision(Direct, NonLLMContextPrecisionWithReference):
         """Rank-weighted share of context lines at least 0.5 similar to an evidence text."""
 
+    try:
+        similarity = PairSimilarity()  # imports rapidfuzz
+    except ImportError as exc:
+        return f"ragas's string similarity could not be set up ({exc})"
     return SimpleNamespace(
         SingleTurnSample=SingleTurnSample, BaseRagasEmbedding=BaseRagasEmbedding,
-        context_recall=ContextRecall(_distance_measure=PairSimilarity()),
-        context_precision=ContextPrecision(distance_measure=PairSimilarity()),
+        context_recall=ContextRecall(_distance_measure=similarity),
+        context_precision=ContextPrecision(distance_measure=similarity),
         exact_match=ExactMatch(), string_presence=StringPresence(), rouge=RougeScore(rouge_type="rougeL"),
     )
 
@@ -162,6 +167,18 @@ def _answerable(p: Probe) -> bool:
     return not p.get("abstain") and bool(p.get("gold"))
 
 
+GRID = 2.0 ** -20
+
+
+def on_grid(value: float) -> float:
+    """``value`` rounded to a multiple of 2^-20 (~1e-6). memlab promises that serial and parallel
+    runs give the same metrics to the last digit, but a parallel run records its probes in another
+    order, and a float sum depends on the order of its terms: 0.2569810 + ... differed in the 17th
+    digit. Multiples of 2^-20 in [0, 1] add up exactly in float64 in any order, so means and
+    bootstrap means do not move."""
+    return round(value / GRID) * GRID
+
+
 # --- the non-LLM metrics ------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=8192)
@@ -210,7 +227,7 @@ def _context_metric(index: int) -> Any:
         evidence = tuple(p.get("evidence_texts") or ())
         if not evidence or not _answerable(p) or ragas_problem() is not None:
             return None
-        return _context_scores(tuple(contexts(p)), evidence)[index]
+        return on_grid(_context_scores(tuple(contexts(p)), evidence)[index])
     return fn
 
 
@@ -221,7 +238,7 @@ def _answer_metric(key: str) -> Any:
         if p.get("error") or not p.get("answer"):
             return 0.0
         refs = tuple(r for r in references(p["gold"], p.get("gold_match") or "any") if r)
-        return _answer_scores(p["answer"], refs)[key] if refs else None
+        return on_grid(_answer_scores(p["answer"], refs)[key]) if refs else None
     return fn
 
 
@@ -229,7 +246,7 @@ def _llm_metric(key: str) -> Any:
     def fn(p: Probe) -> Value:
         values = p.get("ragas_llm") or {}
         value = values.get(key)
-        return None if value is None else float(value)
+        return None if value is None else on_grid(float(value))
     return fn
 
 
