@@ -44,6 +44,9 @@ class Metric:
     levels: tuple[tuple[str, bool | None], ...] = ()
     ceiling: Callable[[Probe], bool | None] | None = field(default=None, compare=False)
     """Whether a probe can be scored a hit at all (None: unknown, e.g. an older run); absent: always."""
+    requires: Callable[[], None] | None = field(default=None, compare=False)
+    """Raises ``ValueError`` (with the install hint) when an optional dependency the metric needs is
+    missing: checked only when a config or report asks for the metric by name."""
 
     def columns(self) -> list[tuple[str, bool | None]]:
         """The table columns this metric reports, with their direction: its own name for a mean,
@@ -73,12 +76,13 @@ METRICS: Registry[Metric] = Registry("metric")
 
 def metric(name: str, description: str, *, higher_is_better: bool | None, aggregation: Aggregation = "mean",
            levels: tuple[tuple[str, bool | None], ...] = (),
-           ceiling: Callable[[Probe], bool | None] | None = None) -> Callable[[Callable[[Probe], Value]], Callable[[Probe], Value]]:
+           ceiling: Callable[[Probe], bool | None] | None = None,
+           requires: Callable[[], None] | None = None) -> Callable[[Callable[[Probe], Value]], Callable[[Probe], Value]]:
     if aggregation == "proportions" and not levels:
         raise ValueError(f"metric {name!r}: a proportions metric declares its levels")
 
     def deco(fn: Callable[[Probe], Value]) -> Callable[[Probe], Value]:
-        METRICS.register(name, Metric(name, description, fn, higher_is_better, aggregation, levels, ceiling))
+        METRICS.register(name, Metric(name, description, fn, higher_is_better, aggregation, levels, ceiling, requires))
         return fn
 
     return deco
@@ -238,8 +242,17 @@ def check_metric_names(names: Sequence[str], where: str = "metrics") -> list[str
         if not isinstance(name, str):
             raise ValueError(f"{where}[{i}]: a metric name is a string, got {type(name).__name__}")
         try:
-            METRICS.get(name)
+            m = METRICS.get(name)
         except RegistryError as exc:
             raise ValueError(f"{where}[{i}]: {exc}") from None
+        if m.requires is not None:
+            try:
+                m.requires()
+            except ValueError as exc:
+                raise ValueError(f"{where}[{i}]: metric {name!r}: {exc}") from None
         out.append(name)
     return out
+
+
+# The ragas metrics register themselves into METRICS (ragas itself is imported only when scoring).
+from memlab import ragas_metrics as _ragas_metrics  # noqa: E402,F401

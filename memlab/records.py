@@ -96,6 +96,8 @@ class ProbeRecord(Record):
     forbidden: list[str] = Field(default_factory=list)
     abstain: bool = False
     evidence: list[str] = Field(default_factory=list)
+    evidence_texts: list[str] = Field(default_factory=list)
+    """The evidence turns' text, in ``evidence`` order (the reference contexts of the ragas metrics)."""
     asked_at: str
     gold_written: bool | None = None
     """A gold form is written in some turn of the conversation up to the probe (string-recallable at all)."""
@@ -107,6 +109,8 @@ class ProbeRecord(Record):
     answer: str | None = None
     error: str | None = None
     judge: dict[str, Any] | None = None
+    ragas_llm: dict[str, Any] | None = None
+    """The ragas LLM metrics' values (or ``error``) when a judge endpoint is configured."""
     retrieval_latency_s: float = 0.0
     retrieval_total_s: float = 0.0
     answer_latency_s: float = 0.0

@@ -100,6 +100,9 @@ class Workbench:
         judge_spec = config.judge_spec()
         self.judge_model = model_for(judge_spec) if judge_spec else None
         self.roles = MemoryRoles(models, self.judge_model, judge_prompt=config.judge_prompt)
+        from memlab.ragas_metrics import RagasJudge
+
+        self.ragas_judge = RagasJudge.for_run(judge_spec, config.metrics)
         self.strategies: dict[str, Any] = {}
 
     def models_manifest(self) -> dict[str, Any]:
@@ -187,7 +190,7 @@ class UnitPlayer:
         probes_after: dict[str, list[Probe]] = {}
         for probe in conv.probes:
             probes_after.setdefault(probe.after_turn, []).append(probe)
-        texts: list[str] = []
+        texts: dict[str, str] = {}  # turn id → text, the turns played so far
         with calls.call_scope(conversation_id=conv.id):
             self._record_step(strategy.begin_conversation(conv.id), base, None, None, seq, tracker, "conversation_start")
             for event in turn_events(conv):
@@ -205,7 +208,7 @@ class UnitPlayer:
                     calls=used["calls"], prompt_tokens=used["prompt_tokens"], completion_tokens=used["completion_tokens"],
                     failed_calls=used["failed_calls"], compressions=len(out.compressions), agent_steps=len(out.agent_steps),
                     working_memory_tokens=out.working_memory_tokens))
-                texts.append(turn.text)
+                texts[turn.id] = turn.text
                 for probe in probes_after.get(turn.id, []):
                     self._ask(strategy, probe, event, base, texts, tracker)
                 self._advance(1)
@@ -222,7 +225,7 @@ class UnitPlayer:
         for step in out.agent_steps:
             self.emit("agent_steps", AgentStepRow(**base, turn_id=turn_id, **step.record()))
 
-    def _ask(self, strategy: Any, probe: Probe, event: TurnEvent, base: dict[str, Any], texts: list[str],
+    def _ask(self, strategy: Any, probe: Probe, event: TurnEvent, base: dict[str, Any], texts: dict[str, str],
              tracker: SurvivalTracker) -> None:
         from memlab.judging.prompts import judge_inputs, judge_record
         from memlab.scoring import gold_written
@@ -243,6 +246,12 @@ class UnitPlayer:
                 prompt = self.bench.roles.judge_prompt
                 judge = judge_record(self.bench.roles.judge, prompt, judge_inputs(
                     prompt, probe.question, gold, probe.gold_match, list(probe.superseded), result.answer))
+        evidence_texts = [texts[e] for e in probe.evidence if e in texts]
+        ragas_llm = None
+        if self.bench.ragas_judge is not None and result.answer is not None and gold:
+            ragas_llm = self.bench.ragas_judge.score(
+                question=probe.question, answer=result.answer, contexts=[line.text for line in ctx.lines],
+                gold=gold, gold_match=probe.gold_match, evidence_texts=evidence_texts)
         for step in result.agent_steps:
             self.emit("agent_steps", AgentStepRow(**base, probe_id=probe.id, **step.record()))
         sources = ctx.source_turn_ids()
@@ -250,10 +259,10 @@ class UnitPlayer:
             **base, probe_id=probe.id, after_turn=probe.after_turn, category=probe.category.value,
             original_category=probe.original_category, question=probe.question, gold=gold, gold_match=probe.gold_match,
             superseded=probe.superseded, forbidden=probe.forbidden, abstain=probe.abstain, evidence=probe.evidence,
-            asked_at=now.isoformat(),
-            gold_written=gold_written(gold, probe.gold_match, texts) if gold else None,
+            evidence_texts=evidence_texts, asked_at=now.isoformat(),
+            gold_written=gold_written(gold, probe.gold_match, list(texts.values())) if gold else None,
             context=text, context_tokens=count_tokens(text), context_lines=len(ctx.lines), context_items=ctx.items(),
-            context_source_turn_ids=sorted(sources), answer=result.answer, error=result.error, judge=judge,
+            context_source_turn_ids=sorted(sources), answer=result.answer, error=result.error, judge=judge, ragas_llm=ragas_llm,
             retrieval_latency_s=round(ctx.retrieval_latency_s, 6), retrieval_total_s=round(ctx.retrieval_total_s, 6),
             answer_latency_s=round(result.latency_s, 5), agent_steps=len(result.agent_steps),
             survival=tracker.survival(probe, event.invocation, sources, gold),

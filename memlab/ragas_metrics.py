@@ -1,0 +1,339 @@
+"""ragas metrics as memlab metrics, so memlab's numbers can be read next to the ones the RAG
+community reports.
+
+Every ragas metric here is a memlab :class:`~memlab.metrics.Metric` (registered in ``METRICS``,
+with direction and aggregation, selectable in a config's ``metrics:``), scored per probe from the
+probe record like memlab's own metrics:
+
+* question = the probe's question, answer = the strategy's answer, contexts = the injected context
+  lines (``context_items``), reference = the gold answer, reference contexts = the evidence turns'
+  text (``evidence_texts``, recorded by the runner).
+* The **non-LLM** metrics (context recall and precision by string similarity, string presence,
+  exact match, ROUGE-L, semantic similarity on memlab's local MiniLM embeddings) are scored when
+  a run is read, like every other metric: they need no model and no network.
+* The **LLM** metrics (LLM context recall, faithfulness, answer correctness) need a judge model.
+  They are scored while the run plays, only when ``judge:`` is an OpenAI-compatible endpoint, and
+  stored in the probe record (``ragas_llm``) so reading a run never calls a model.
+
+ragas is an optional dependency (``memlab[ragas]``), imported on first use only. Without it the
+ragas metrics score None (not applicable), and a config or report that names one fails with the
+install hint. ragas's usage telemetry is switched off before it is imported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
+from typing import Any
+
+from memlab.metrics import Probe, Value, metric
+
+INSTALL_HINT = "it needs ragas: pip install 'memlab[ragas]'"
+LLM_METRICS = ("ragas_llm_context_recall", "ragas_faithfulness", "ragas_answer_correctness")
+
+
+# --- loading ragas ------------------------------------------------------------------------------
+
+@functools.cache
+def _load() -> SimpleNamespace | str:
+    """The ragas classes memlab uses, or why they cannot be imported (cached either way, so a
+    missing ragas costs one failed import per process, not one per probe)."""
+    os.environ["RAGAS_DO_NOT_TRACK"] = "true"  # ragas posts usage events unless told not to
+    try:
+        from ragas.dataset_schema import SingleTurnSample
+        from ragas.embeddings.base import BaseRagasEmbedding
+        from ragas.metrics._context_precision import NonLLMContextPrecisionWithReference
+        from ragas.metrics._context_recall import NonLLMContextRecall
+        from ragas.metrics._string import NonLLMStringSimilarity
+        from ragas.metrics.collections import ExactMatch, RougeScore, StringPresence
+        from rouge_score import rouge_scorer  # noqa: F401  (RougeScore imports it only when scoring)
+    except ImportError as exc:
+        return f"ragas could not be imported ({type(exc).__name__}: {exc})"
+
+    class Direct:
+        """Calls a ragas single-turn metric without the wrapper ragas's public ``single_turn_ascore``
+        adds to every call: a LangChain callback group, and a usage event whose user id ragas writes
+        to ~/.local/share/ragas even with tracking off. The context metrics compare every (context
+        line, evidence) pair through it, and the wrapper cost ~10x the comparison (~0.4 ms a pair,
+        3 s of the default run's scoring). The scoring itself is ragas's own."""
+
+        async def single_turn_ascore(self, sample: Any, callbacks: Any = None, timeout: float | None = None) -> float:
+            return await self._single_turn_ascore(sample, callbacks or [])  # type: ignore[attr-defined]
+
+    class PairSimilarity(Direct, NonLLMStringSimilarity):
+        """Levenshtein similarity of one pair."""
+
+    class ContextRecall(Direct, NonLLMContextRecall):
+        """Share of evidence texts with a context line more than 0.5 similar."""
+
+    class ContextPrecision(Direct, NonLLMContextPrecisionWithReference):
+        """Rank-weighted share of context lines at least 0.5 similar to an evidence text."""
+
+    try:
+        similarity = PairSimilarity()  # imports rapidfuzz
+    except ImportError as exc:
+        return f"ragas's string similarity could not be set up ({exc})"
+    return SimpleNamespace(
+        SingleTurnSample=SingleTurnSample, BaseRagasEmbedding=BaseRagasEmbedding,
+        context_recall=ContextRecall(_distance_measure=similarity),
+        context_precision=ContextPrecision(distance_measure=similarity),
+        exact_match=ExactMatch(), string_presence=StringPresence(), rouge=RougeScore(rouge_type="rougeL"),
+    )
+
+
+def ragas_problem() -> str | None:
+    """Why the ragas metrics cannot be scored here (None: they can)."""
+    loaded = _load()
+    return loaded if isinstance(loaded, str) else None
+
+
+def require_ragas() -> None:
+    """Raise ``ValueError`` with the install hint when ragas is unusable (a ragas metric was asked for)."""
+    problem = ragas_problem()
+    if problem is not None:
+        raise ValueError(f"{INSTALL_HINT} ({problem})")
+
+
+def _ragas() -> SimpleNamespace:
+    loaded = _load()
+    assert not isinstance(loaded, str), loaded
+    return loaded
+
+
+def _run(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run a ragas coroutine to completion from synchronous code, also where an event loop is
+    already running (a notebook cell), which ``asyncio.run`` refuses."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+@functools.cache
+def local_embeddings() -> Any:
+    """memlab's local MiniLM embedder as a ragas embeddings object (no download, cached vectors)."""
+    from memlab.embeddings import shared_embedder
+
+    class MemlabEmbeddings(_ragas().BaseRagasEmbedding):
+        """all-MiniLM-L6-v2 through :func:`memlab.embeddings.shared_embedder`, whose cache makes a
+        text seen by a run (or an earlier probe) free to embed again."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.embedder = shared_embedder()
+
+        def embed_text(self, text: str, **kwargs: Any) -> list[float]:
+            return self.embedder.embed([text])[0].tolist()
+
+        async def aembed_text(self, text: str, **kwargs: Any) -> list[float]:
+            return self.embed_text(text)
+
+    return MemlabEmbeddings()
+
+
+# --- per-probe inputs ---------------------------------------------------------------------------
+
+def references(gold: Sequence[Sequence[str]], gold_match: str) -> list[str]:
+    """The reference strings a ragas answer metric compares the answer with. ragas takes one
+    reference; memlab's gold has aliases (``any``: each alias is a candidate and the best one
+    counts) or several parts (``all``: the parts' first forms, joined, are the one reference)."""
+    if gold_match == "all":
+        return [", ".join(forms[0] for forms in gold if forms)]
+    return [form for forms in gold for form in forms]
+
+
+def reference_text(gold: Sequence[Sequence[str]], gold_match: str) -> str:
+    """The gold answer as one text for the LLM metrics (the form memlab's own judge is shown)."""
+    if gold_match == "all":
+        return " and ".join(forms[0] for forms in gold if forms)
+    return " | ".join(form for forms in gold for form in forms)
+
+
+def contexts(p: Probe) -> list[str]:
+    """The injected context lines (one per memory or message), else the context text's lines."""
+    items = p.get("context_items")
+    if items:
+        return [item["text"] for item in items if item.get("text")]
+    return [line for line in (p.get("context") or "").splitlines() if line.strip() and not line.startswith("## ")]
+
+
+def _answerable(p: Probe) -> bool:
+    return not p.get("abstain") and bool(p.get("gold"))
+
+
+GRID = 2.0 ** -20
+
+
+def on_grid(value: float) -> float:
+    """``value`` rounded to a multiple of 2^-20 (~1e-6). memlab promises that serial and parallel
+    runs give the same metrics to the last digit, but a parallel run records its probes in another
+    order, and a float sum depends on the order of its terms: 0.2569810 + ... differed in the 17th
+    digit. Multiples of 2^-20 in [0, 1] add up exactly in float64 in any order, so means and
+    bootstrap means do not move."""
+    return round(value / GRID) * GRID
+
+
+# --- the non-LLM metrics ------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=8192)
+def _context_scores(retrieved: tuple[str, ...], evidence: tuple[str, ...]) -> tuple[float, float]:
+    """(recall, precision) of the context lines against the evidence texts, by ragas."""
+    if not retrieved:
+        return 0.0, 0.0  # nothing injected: no evidence recalled, no line relevant
+    r = _ragas()
+    sample = r.SingleTurnSample(retrieved_contexts=list(retrieved), reference_contexts=list(evidence))
+
+    async def both() -> tuple[float, float]:
+        return (float(await r.context_recall.single_turn_ascore(sample)),
+                float(await r.context_precision.single_turn_ascore(sample)))
+
+    return _run(both())
+
+
+@functools.lru_cache(maxsize=8192)
+def _answer_scores(answer: str, refs: tuple[str, ...]) -> dict[str, float]:
+    """Each answer metric's best value over the candidate references, by ragas."""
+    r = _ragas()
+    sim = _semantic_similarity()
+    local_embeddings().embedder.embed([answer, *refs])  # one batch; ragas then embeds text by text, from the cache
+
+    async def scores() -> dict[str, float]:
+        out: dict[str, float] = {}
+        for name, m in (("string_presence", r.string_presence), ("exact_match", r.exact_match),
+                        ("rouge", r.rouge), ("semantic_similarity", sim)):
+            values = [(await m.ascore(reference=ref, response=answer)).value for ref in refs]
+            out[name] = max(float(v) for v in values)
+        return out
+
+    return _run(scores())
+
+
+@functools.cache
+def _semantic_similarity() -> Any:
+    """One ragas SemanticSimilarity over the local embeddings per process."""
+    from ragas.metrics.collections import SemanticSimilarity
+
+    return SemanticSimilarity(embeddings=local_embeddings())
+
+
+def _context_metric(index: int) -> Any:
+    def fn(p: Probe) -> Value:
+        evidence = tuple(p.get("evidence_texts") or ())
+        if not evidence or not _answerable(p) or ragas_problem() is not None:
+            return None
+        return on_grid(_context_scores(tuple(contexts(p)), evidence)[index])
+    return fn
+
+
+def _answer_metric(key: str) -> Any:
+    def fn(p: Probe) -> Value:
+        if not _answerable(p) or ragas_problem() is not None:
+            return None
+        if p.get("error") or not p.get("answer"):
+            return 0.0
+        refs = tuple(r for r in references(p["gold"], p.get("gold_match") or "any") if r)
+        return on_grid(_answer_scores(p["answer"], refs)[key]) if refs else None
+    return fn
+
+
+def _llm_metric(key: str) -> Any:
+    def fn(p: Probe) -> Value:
+        values = p.get("ragas_llm") or {}
+        value = values.get(key)
+        return None if value is None else on_grid(float(value))
+    return fn
+
+
+_NON_LLM = (
+    ("ragas_context_recall", _context_metric(0),
+     "ragas NonLLMContextRecall: share of evidence turns with a context line similar to them (Levenshtein > 0.5)"),
+    ("ragas_context_precision", _context_metric(1),
+     "ragas NonLLMContextPrecisionWithReference: rank-weighted share of context lines similar to an evidence turn"),
+    ("ragas_string_presence", _answer_metric("string_presence"),
+     "ragas StringPresence: a gold answer is a verbatim (case-sensitive) substring of the answer"),
+    ("ragas_exact_match", _answer_metric("exact_match"), "ragas ExactMatch: the answer is exactly a gold answer"),
+    ("ragas_rouge", _answer_metric("rouge"), "ragas RougeScore: ROUGE-L F1 of the answer against the gold answer"),
+    ("ragas_semantic_similarity", _answer_metric("semantic_similarity"),
+     "ragas SemanticSimilarity: cosine of answer and gold answer on the local MiniLM embeddings"),
+)
+_LLM = (
+    ("ragas_llm_context_recall", "ragas ContextRecall (LLM judge): share of the gold answer's statements "
+     "attributable to the context"),
+    ("ragas_faithfulness", "ragas Faithfulness (LLM judge): share of the answer's claims supported by the context"),
+    ("ragas_answer_correctness", "ragas AnswerCorrectness (LLM judge): factual F1 of answer vs gold, "
+     "blended with semantic similarity"),
+)
+for _name, _fn, _description in _NON_LLM:
+    metric(_name, _description, higher_is_better=True, requires=require_ragas)(_fn)
+for _name, _description in _LLM:
+    metric(_name, _description + "; needs an OpenAI-compatible `judge:`", higher_is_better=True,
+           requires=require_ragas)(_llm_metric(_name))
+
+
+# --- the LLM metrics, scored while the run plays ------------------------------------------------
+
+class RagasJudge:
+    """ragas's LLM metrics through an OpenAI-compatible client pointed at the run's judge endpoint."""
+
+    def __init__(self, spec: Any) -> None:
+        self.spec = spec
+
+    @classmethod
+    def for_run(cls, spec: Any, metrics: Sequence[str] | None) -> RagasJudge | None:
+        """The judge for a run, or None: no OpenAI-compatible judge, no LLM ragas metric asked for
+        (``metrics:`` given without one), or ragas missing (a run that asked for one was refused
+        when its config was read)."""
+        if spec is None or spec.provider != "openai":
+            return None
+        if metrics is not None and not set(metrics) & set(LLM_METRICS):
+            return None
+        return cls(spec) if ragas_problem() is None else None
+
+    def score(self, *, question: str, answer: str, contexts: Sequence[str], gold: Sequence[Sequence[str]],
+              gold_match: str, evidence_texts: Sequence[str]) -> dict[str, Any]:
+        """Each LLM metric's value (None where it failed, with the reason under ``errors``)."""
+        return _run(self._score(question, answer, list(contexts), reference_text(gold, gold_match)))
+
+    async def _score(self, question: str, answer: str, retrieved: list[str], reference: str) -> dict[str, Any]:
+        import httpx
+        from openai import AsyncOpenAI
+        from ragas.llms import llm_factory
+        from ragas.metrics.collections import AnswerCorrectness, ContextRecall, Faithfulness
+
+        from memlab.redact import redact_text
+
+        spec = self.spec
+        client = AsyncOpenAI(
+            base_url=spec.base_url, api_key=os.environ.get(spec.api_key_env) or "unused",
+            timeout=httpx.Timeout(spec.timeout_s, connect=spec.connect_timeout_s), max_retries=spec.max_attempts - 1)
+        llm = llm_factory(spec.model or "gpt-4o-mini", client=client, temperature=spec.temperature)
+        ctx = retrieved or [""]
+        jobs = {
+            "ragas_llm_context_recall": ContextRecall(llm=llm).ascore(
+                user_input=question, retrieved_contexts=ctx, reference=reference),
+            "ragas_faithfulness": Faithfulness(llm=llm).ascore(user_input=question, response=answer, retrieved_contexts=ctx),
+            "ragas_answer_correctness": AnswerCorrectness(llm=llm, embeddings=local_embeddings()).ascore(
+                user_input=question, response=answer, reference=reference),
+        }
+        try:
+            results = await asyncio.gather(*jobs.values(), return_exceptions=True)
+        finally:
+            await client.close()
+        out: dict[str, Any] = {}
+        errors: dict[str, str] = {}
+        for name, res in zip(jobs, results):
+            if isinstance(res, BaseException):
+                out[name] = None
+                errors[name] = redact_text(f"{type(res).__name__}: {res}")[:500]
+            else:
+                value = res.value
+                out[name] = None if value is None or value != value else float(value)  # NaN: ragas found nothing to score
+        if errors:
+            out["errors"] = errors
+        return out
