@@ -24,7 +24,7 @@
 #
 # **Parameters** (next cell, papermill): the defaults are the small CI run (one conversation).
 # The full default comparison:
-# `papermill notebooks/01_quickstart.ipynb out.ipynb -p limit 0 -p strategies '["no_memory", "full_context", "recent_window", "fact_rag", "message_rag"]' -p bootstrap 1000 -p output_dir results`
+# `papermill notebooks/01_quickstart.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -p output_dir results -y 'strategies: [no_memory, full_context, recent_window, fact_rag, message_rag]'`
 
 # %% tags=["parameters"]
 config_path = "evals/default.yaml"  # a run config; its strategies are sliced below

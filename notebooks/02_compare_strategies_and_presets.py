@@ -23,16 +23,16 @@
 # `evals/presets/README.md`), then compares them **paired over the same probes** with intervals
 # bootstrapped over conversations.
 #
-# **Parameters:** the defaults are the small CI run (one conversation, four strategies). Everything:
-# `papermill notebooks/02_compare_strategies_and_presets.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -p strategies '["no_memory", "full_context", "recent_window", "fact_rag", "message_rag", "agent_chat", "supervisor", "son_of_andrew"]'`
+# **Parameters:** the defaults are the small CI run (one conversation, three strategies). Everything:
+# `papermill notebooks/02_compare_strategies_and_presets.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -y 'strategies: [no_memory, full_context, recent_window, fact_rag, message_rag, agent_chat, supervisor, son_of_andrew]'`
 # (`agent_memory_pg` runs on Postgres: start it first with `bash scripts/pg.sh start`).
 
 # %% tags=["parameters"]
 config_path = "evals/default.yaml"  # the baselines; presets named below are added beside them
 limit = 1  # conversations per dataset; 0 = all of them
-strategies = ["full_context", "message_rag", "agent_chat", "supervisor"]  # config strategies or presets
+strategies = ["full_context", "message_rag", "agent_chat"]  # config strategies or presets
 reference = "full_context"  # every other strategy is compared against this one
-pair = ["message_rag", "supervisor"]  # one paired comparison shown per category
+pair = ["message_rag", "agent_chat"]  # one paired comparison shown per category
 bootstrap = 200  # resamples for the confidence intervals
 output_dir = ""  # "" = a temporary folder; "results" keeps the run folder
 

@@ -26,7 +26,7 @@
 #
 # **Parameters:** the defaults are the small CI run (one agentic conversation). The whole axis on
 # all three suites:
-# `papermill notebooks/03_compression_triggers.ipynb out.ipynb -p limit 0 -p datasets '[]' -p bootstrap 1000 -p workers 2`
+# `papermill notebooks/03_compression_triggers.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -p workers 2 -y 'datasets: []' -y 'strategies: [react, never+post_pass, every4+post_pass, tokens1500+post_pass, agent+post_pass]'`
 
 # %% tags=["parameters"]
 config_path = "evals/axes.yaml"
@@ -78,4 +78,5 @@ summary[["evidence_recall", "evidence_recall_ci", "answer_correct", "prompt_toke
 # Each compression event: when it fired, why, and how many tokens it folded.
 
 # %%
-res.compressions.head(10)
+res.compressions[["strategy", "turn_id", "trigger", "reason", "step", "tokens_before", "tokens_after",
+                  "folded_turn_ids"]].head(10)

@@ -26,7 +26,7 @@
 #
 # **Parameters:** the defaults are the small CI run (one agentic conversation). The whole axis on all
 # three suites:
-# `papermill notebooks/04_extraction_modes.ipynb out.ipynb -p limit 0 -p datasets '[]' -p bootstrap 1000 -p workers 2 -p strategies '["react", "never+post_pass", "never+agent_tool", "every4+post_pass", "every4+agent_tool"]'`
+# `papermill notebooks/04_extraction_modes.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -p workers 2 -y 'datasets: []' -y 'strategies: [react, never+post_pass, never+agent_tool, every4+post_pass, every4+agent_tool]'`
 
 # %% tags=["parameters"]
 config_path = "evals/axes.yaml"

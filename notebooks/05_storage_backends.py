@@ -27,7 +27,7 @@
 # script writes). Without a server, the Postgres strategies are left out with a message.
 #
 # **Parameters:** the defaults are the small CI run (one conversation). Everything:
-# `papermill notebooks/05_storage_backends.ipynb out.ipynb -p limit 0 -p bootstrap 1000`
+# `papermill notebooks/05_storage_backends.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -y 'strategies: [fact_rag@in_memory, fact_rag@chroma, fact_rag@postgres, hybrid@in_memory, hybrid@postgres]'`
 
 # %% tags=["parameters"]
 config_path = "evals/backends.yaml"

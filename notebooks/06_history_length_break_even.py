@@ -27,7 +27,7 @@
 #
 # **Parameters:** the defaults are the small CI run (one conversation, up to ~6k tokens). The README's
 # sweep (the recall suite at 1.5k / 5k / 15k tokens per conversation):
-# `papermill notebooks/06_history_length_break_even.ipynb out.ipynb -p limit 0 -p targets '["35k", "105k"]' -p bootstrap 1000 -p strategies '["full_context", "recent_window", "fact_rag", "message_rag"]'`
+# `papermill notebooks/06_history_length_break_even.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -y 'targets: [35k, 105k]' -y 'strategies: [full_context, recent_window, fact_rag, message_rag]'`
 
 # %% tags=["parameters"]
 dataset = "datasets/suites/recall.yaml"  # any dataset memlab reads (native, LoCoMo, LongMemEval)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import ast
 import json
 import re
+import shlex
 from pathlib import Path
 
 import jupytext
 import papermill
 import pytest
+from papermill.cli import papermill as papermill_cli
 
 import memlab
 
@@ -143,3 +145,34 @@ def test_public_benchmarks_notebook_runs_a_given_locomo_file_with_a_limit(tmp_pa
     assert res.strategies == ["no_memory", "full_context"]
     assert set(res.probes["conversation_id"]) == {"conv-t1"}  # the limit reached the run
     assert set(res.probes["original_category"].dropna()) and res.manifest["config"]["bootstrap"] == 20
+
+
+def _documented_big_run(ipynb: Path) -> list[str]:
+    """The ``papermill notebooks/NN_x.ipynb out.ipynb ...`` command a notebook's introduction gives."""
+    intro = "".join(json.loads(ipynb.read_text(encoding="utf-8"))["cells"][0]["source"])
+    commands = re.findall(r"`(papermill notebooks/\S+ out\.ipynb [^`]*)`", intro)
+    assert len(commands) == 1, f"{ipynb.name}: the introduction gives {len(commands)} papermill commands, expected one"
+    return shlex.split(commands[0])
+
+
+@pytest.mark.parametrize("ipynb", IPYNBS, ids=lambda p: p.stem)
+def test_documented_big_run_overrides_declared_parameters_with_a_valid_config(ipynb, tmp_path, monkeypatch):
+    """papermill only warns about a parameter the notebook does not declare, and a misspelt
+    strategy would fail only after a long run: both are caught here, without running anything."""
+    args = _documented_big_run(ipynb)
+    assert args[1] == f"notebooks/{ipynb.name}"
+    out = tmp_path / "prepared.ipynb"
+    monkeypatch.chdir(ROOT)
+    papermill_cli.main([args[1], str(out), *args[3:], "--prepare-only", "-k", "python3"], standalone_mode=False)
+    cells = json.loads(out.read_text(encoding="utf-8"))["cells"]
+    injected = next(c for c in cells if "injected-parameters" in c["metadata"].get("tags", []))
+    declared: dict = {}
+    exec("".join(_parameters_cell(ipynb)["source"]), {}, declared)
+    given: dict = {}
+    exec("".join(injected["source"]), {}, given)
+    assert set(given) <= set(declared), f"{ipynb.name}: undeclared parameters {sorted(set(given) - set(declared))}"
+    assert given.get("limit") == 0  # the big run: every conversation
+    params = {**declared, **given}
+    if "config_path" in params:
+        config = memlab.load_config(ROOT / params["config_path"], {"datasets": params.get("datasets") or None})
+        assert [s.name for s in config.with_strategies(params["strategies"]).strategies] == params["strategies"]
