@@ -93,4 +93,4 @@ one_pair[["category", "metric", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_h
 # Model tokens per conversation by purpose (extraction, consolidation, summaries, answers).
 
 # %%
-res.cost().filter(like="tokens_").round(0)
+res.cost().filter(regex="^tokens_").round(0)
