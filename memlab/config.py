@@ -189,6 +189,33 @@ class RunConfig(BaseModel):
             raise ValueError(f"strategy names must be unique; repeated: {sorted(dupes)}")
         return [resolve_spec(s) for s in self.strategies]
 
+    def with_strategies(self, names: list[str]) -> RunConfig:
+        """A copy of this config that plays only ``names``, in that order.
+
+        Lets a notebook or script run a small slice of a committed config (CI) or the whole of it
+        (a user) without copying its strategy definitions. A name is one of this config's
+        strategies, or else a registered preset (added as ``{name: <preset>}``, e.g. a seed
+        system next to the config's baselines). Raises :class:`ConfigError` naming every unknown
+        name with the close matches."""
+        from memlab.strategies.composed import PRESETS
+
+        if not names:
+            raise ConfigError(f"config {self.name!r}: choose at least one strategy")
+        own = {s.name: s for s in self.strategies}
+        unknown = [n for n in names if n not in own and n not in PRESETS]
+        if unknown:
+            import difflib
+
+            known = [*own, *PRESETS.names()]
+            hints = []
+            for n in unknown:
+                close = difflib.get_close_matches(n, known, n=1, cutoff=0.5)
+                hints.append(f"{n!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+            raise ConfigError(f"config {self.name!r}: no strategy or preset named {', '.join(hints)}; "
+                              f"the config has: {', '.join(own)}; presets: {', '.join(PRESETS.names())}")
+        chosen = [own[n] if n in own else StrategySpec(name=n) for n in names]
+        return validate_config(self.model_copy(update={"strategies": chosen}), f"config {self.name!r}")
+
     def check(self) -> None:
         """Everything that can be checked without doing any work: plugins, components, stores, models."""
         from memlab.llm.base import MODELS

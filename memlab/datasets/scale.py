@@ -424,3 +424,24 @@ def scale_file(src: str | Path, target_tokens: int, out: str | Path, seed: int =
     scaled = scale_dataset(ds, target_tokens, seed=seed, filler_from=filler, mode=mode)
     write_scaled(scaled, out)
     return scaled
+
+
+def scaled_copies(src: str | Path, targets: list[int], out_dir: str | Path, seed: int = 0) -> list[Path]:
+    """Scaled copies of ``src`` at each total-token target, written once under ``out_dir`` and reused.
+
+    A history-length sweep replays the same lengths many times (notebook reruns, CI); scaling is
+    the slow part, so each copy is named by the source's content hash, target and seed and is
+    only written when absent — an edited source gets new copies instead of stale ones."""
+    import hashlib
+
+    src = Path(src)
+    digest = hashlib.sha256(src.read_bytes()).hexdigest()[:10]
+    out = []
+    for target in targets:
+        path = Path(out_dir) / f"{src.stem}-{format_tokens(target)}-s{seed}-{digest}.yaml"
+        if not path.exists():
+            tmp = path.with_suffix(".tmp.yaml")
+            scale_file(src, target, tmp, seed=seed)
+            tmp.replace(path)  # a killed run leaves no half-written copy under the final name
+        out.append(path)
+    return out

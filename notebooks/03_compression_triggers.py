@@ -1,0 +1,82 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 03 · Compression triggers: when should working memory be compressed?
+#
+# **Answers:** what does each working-memory compression trigger (`never`, `every_n_steps(4)`,
+# `token_threshold(1500)`, `agent_driven`) cost and keep? An agent's working memory grows with every
+# tool step; compressing it folds old steps into a summary. Compress too often and evidence is lost
+# in the summary, too late and every step re-sends a long prompt. The strategies come from
+# `evals/axes.yaml` (the compression-trigger axis, with post-pass extraction held fixed;
+# [`docs/agent.md`](../docs/agent.md) explains the agent loop).
+#
+# **Parameters:** the defaults are the small CI run (one agentic conversation). The whole axis on
+# all three suites:
+# `papermill notebooks/03_compression_triggers.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -p workers 2 -y 'datasets: []' -y 'strategies: [react, never+post_pass, every4+post_pass, tokens1500+post_pass, agent+post_pass]'`
+
+# %% tags=["parameters"]
+config_path = "evals/axes.yaml"
+limit = 1  # conversations per dataset; 0 = all of them
+datasets = ["datasets/suites/agentic.yaml"]  # [] = the config's datasets
+strategies = ["never+post_pass", "every4+post_pass", "agent+post_pass"]  # add "tokens1500+post_pass", "react", "full_context"
+bootstrap = 200  # resamples for the confidence intervals
+workers = 1  # units played at once
+output_dir = ""  # "" = a temporary folder; "results" keeps the run folder
+
+# %%
+import os
+import tempfile
+from pathlib import Path
+
+import memlab
+from memlab.lifecycle import lifecycle_table
+
+if not Path("evals").is_dir():  # Jupyter and nbval start in notebooks/; config paths are relative to the repository
+    os.chdir(Path.cwd().parent)
+overrides = {"limit_conversations": limit or None, "bootstrap": bootstrap, "datasets": datasets or None,
+             "executor": {"workers": workers}, "output_dir": output_dir or tempfile.mkdtemp(prefix="memlab-nb-")}
+config = memlab.load_config(config_path, overrides).with_strategies(strategies)
+run_dir = memlab.run(config, progress=False)
+res = memlab.load_run(run_dir)
+res.components()
+
+# %% [markdown]
+# ## What each trigger did
+#
+# Compressions per conversation, working-memory size (tokens after each turn: peak and mean), the
+# share of folded evidence whose value survived in the summary, and the tokens spent compressing
+# (`memlab.lifecycle` documents every column).
+
+# %%
+lifecycle = lifecycle_table(res)
+lifecycle.reindex(columns=["compressions_per_conv", "evidence_survival", "wm_tokens_peak", "wm_tokens_mean",
+                           "tokens_compress", "tokens_agent"]).round(2)
+
+# %% [markdown]
+# ## What it did to recall and cost
+
+# %%
+summary = res.summary()
+print(summary.attrs["caption"])
+summary[["evidence_recall", "evidence_recall_ci", "answer_correct", "prompt_tokens_per_conv", "calls_per_conv"]].round(3)
+
+# %% [markdown]
+# Each compression event: when it fired, why, and how many tokens it folded.
+
+# %%
+res.compressions[["strategy", "turn_id", "trigger", "reason", "step", "tokens_before", "tokens_after",
+                  "folded_turn_ids"]].head(10)
