@@ -117,18 +117,19 @@ def print_shares(res: dict, strategies: list[str], clock: str) -> float:
     """Per strategy: its units' seconds and each category's share; returns the overall harness share."""
     share = res["share"]
     total = res[clock]
-    print(f"\n{clock} time: {'strategy':<16}{'s':>8}" + "".join(f"{c:>10}" for c in COLUMNS))
-    tot = {c: 0.0 for c in (*COLUMNS, "unit")}
+    print(f"\n{clock} time: {'strategy':<16}{'s':>8}" + "".join(f"{c:>10}" for c in COLUMNS) + f"{'(records)':>11}")
+    tot = {c: 0.0 for c in (*COLUMNS, "unit", "records")}
     for strategy in strategies:
         split = share.of(strategy, clock)
         for k in tot:
             tot[k] += split[k]
         unit = split["unit"] or 1e-9
-        print(f"{'':<12}{strategy:<16}{split['unit']:>8.1f}" + "".join(f"{100 * split[c] / unit:>9.1f}%" for c in COLUMNS))
+        print(f"{'':<12}{strategy:<16}{split['unit']:>8.1f}" + "".join(f"{100 * split[c] / unit:>9.1f}%" for c in COLUMNS)
+              + f"{100 * split['records'] / unit:>10.1f}%")
     outside = total - tot["unit"]  # start-up, workbench, manifest, finalize: harness too
     harness = tot["harness"] + outside
     print(f"{'':<12}{'all':<16}{total:>8.1f}" + "".join(f"{100 * tot[c] / total:>9.1f}%" for c in COLUMNS[:-1])
-          + f"{100 * harness / total:>9.1f}%")
+          + f"{100 * harness / total:>9.1f}%" + f"{100 * tot['records'] / total:>10.1f}%")
     print(f"{'':<12}harness overhead ({clock}): {100 * harness / total:.1f}% "
           f"({harness:.1f} s; {outside:.1f} s of it outside units: imports, workbench, manifest, finalize)")
     return 100 * harness / total

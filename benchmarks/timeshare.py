@@ -26,6 +26,9 @@ CATEGORIES = ("model", "roles", "embedding", "store", "scoring")
 """What is not harness: the offline model's compute, DSPy prompt formatting and parsing, the
 embedder, store calls, and the scoring primitives the unit player calls at probe time."""
 
+RECORDS = "records"
+"""Harness time spelled out: turning records into JSON lines and writing them (part of harness)."""
+
 UNIT = "unit"
 """Pseudo-category: a unit's whole time (its harness share is this minus the categories)."""
 
@@ -49,10 +52,13 @@ class TimeShare:
         from memlab.memory.stores.postgres import PostgresStore
         from memlab.roles.program import Role
         from memlab.scoring import attestation, matching
-        from memlab.units import UnitPlayer
+        from memlab.recorder import RunRecorder
+        from memlab.units import UnitPlayer, _CallSink
 
         self._wrap(UnitPlayer, "play", UNIT)
-        self._wrap(Role, "forward", "roles")
+        self._wrap(Role, "__call__", "roles")  # dspy.Module.__call__: callbacks and settings around forward
+        self._wrap(_CallSink, "__call__", RECORDS)
+        self._wrap(RunRecorder, "write", RECORDS)
         self._wrap(OfflineChatModel, "complete", "model")
         self._wrap(OpenAIChatModel, "complete", "model")
         self._wrap(MiniLMEmbedder, "embed", "embedding")
@@ -72,13 +78,17 @@ class TimeShare:
 
     def __exit__(self, *exc: Any) -> None:
         for owner, name, fn in reversed(self._patched):
-            setattr(owner, name, fn)
+            if fn is None:
+                delattr(owner, name)  # was inherited: remove the wrapper to uncover it again
+            else:
+                setattr(owner, name, fn)
         self._patched.clear()
 
     def _wrap(self, owner: Any, name: str, category: str, module: bool = False) -> None:
         from memlab.llm import calls
 
-        fn = getattr(owner, name) if module else owner.__dict__[name]
+        own = module or name in owner.__dict__
+        fn = getattr(owner, name)
         share = self
 
         @functools.wraps(fn)
@@ -106,7 +116,7 @@ class TimeShare:
                         stack[-1][1] += cpu
 
         setattr(owner, name, timed)
-        self._patched.append((owner, name, fn))
+        self._patched.append((owner, name, fn if own else None))
 
     def of(self, strategy: str, clock: str = "wall") -> dict[str, float]:
         """Seconds per category, plus ``unit`` (the strategy's units in all) and ``harness`` (the rest)."""
@@ -114,4 +124,5 @@ class TimeShare:
         out = {c: totals[(strategy, c)] for c in CATEGORIES}
         out[UNIT] = totals[(strategy, UNIT)]
         out["harness"] = out[UNIT] - sum(out[c] for c in CATEGORIES)
+        out[RECORDS] = totals[(strategy, RECORDS)]
         return out

@@ -101,6 +101,10 @@ class Workbench:
         self.judge_model = model_for(judge_spec) if judge_spec else None
         self.roles = MemoryRoles(models, self.judge_model)
         self.strategies: dict[str, Any] = {}
+        self.gold_written: dict[tuple[str, str, str], bool] = {}
+        """Per (dataset, conversation, probe): whether the turns up to the probe write its gold. It
+        depends on the dataset only, so it is computed once for every strategy (it scans all the
+        turns before the probe, which at LoCoMo size is thousands per probe)."""
 
     def models_manifest(self) -> dict[str, Any]:
         """``default`` (the model of every role not overridden), per-role models, the judge."""
@@ -224,7 +228,6 @@ class UnitPlayer:
 
     def _ask(self, strategy: Any, probe: Probe, event: TurnEvent, base: dict[str, Any], texts: list[str],
              tracker: SurvivalTracker) -> None:
-        from memlab.scoring import gold_written
         from memlab.roles.program import RoleFailure
 
         now = probe.asked_at or event.timestamp
@@ -253,13 +256,21 @@ class UnitPlayer:
             original_category=probe.original_category, question=probe.question, gold=gold, gold_match=probe.gold_match,
             superseded=probe.superseded, forbidden=probe.forbidden, abstain=probe.abstain, evidence=probe.evidence,
             asked_at=now.isoformat(),
-            gold_written=gold_written(gold, probe.gold_match, texts) if gold else None,
+            gold_written=self._gold_written(base, probe, gold, texts) if gold else None,
             context=text, context_tokens=count_tokens(text), context_lines=len(ctx.lines), context_items=ctx.items(),
             context_source_turn_ids=sorted(sources), answer=result.answer, error=result.error, judge=judge,
             retrieval_latency_s=round(ctx.retrieval_latency_s, 6), retrieval_total_s=round(ctx.retrieval_total_s, 6),
             answer_latency_s=round(result.latency_s, 5), agent_steps=len(result.agent_steps),
             survival=tracker.survival(probe, event.invocation, sources, gold),
         ))
+
+    def _gold_written(self, base: dict[str, Any], probe: Probe, gold: list[list[str]], texts: list[str]) -> bool:
+        from memlab.scoring import gold_written
+
+        key = (base["dataset"], base["conversation_id"], probe.id)
+        if key not in self.bench.gold_written:
+            self.bench.gold_written[key] = gold_written(gold, probe.gold_match, texts)
+        return self.bench.gold_written[key]
 
 
 def turn_events(conv: Conversation) -> list[TurnEvent]:
