@@ -157,7 +157,8 @@ def main() -> None:
         ds = load_dataset(dataset)
         turns = sum(len(c.turns()) for c in ds.conversations)
         print(f"dataset: {len(ds.conversations)} conversations, {turns} turns, {len(ds.probes())} probes, "
-              f"~{ds.meta.get('tokens')} tokens; {len(strategies)} strategies; {os.cpu_count()} cores")
+              f"~{ds.meta.get('tokens')} tokens; {len(strategies)} strategies; {os.cpu_count()} cores; work folder {work}",
+              flush=True)
         runs = {}
         if not args.no_serial:
             runs["serial"] = res = run(dataset, work, "serial", {"type": "serial"}, strategies, profile=True,
@@ -180,11 +181,12 @@ def main() -> None:
             print("unit wall s per strategy (summed over units): "
                   + ", ".join(f"{s} {w:.1f}" for s, w in sorted(walls.items(), key=lambda kv: -kv[1])))
         if len(runs) == 2:
+            from same_results import differences
+
             a, b = runs.values()
-            timing = [c for c in a["summary"].columns if "latency" in c or c.endswith("_s") or "wall" in c]
-            same = a["summary"].drop(columns=timing).equals(b["summary"].drop(columns=timing))
+            diffs = differences(a["run_dir"], b["run_dir"])
             print(f"\nserial {a['wall']:.1f} s vs {name} {b['wall']:.1f} s (x{a['wall'] / b['wall']:.2f}); "
-                  f"identical metrics: {same}")
+                  f"identical records and metrics: {not diffs}" + "".join(f"\n  {d}" for d in diffs[:10]))
     finally:
         if args.keep:
             print(f"kept {work}")
