@@ -2,9 +2,10 @@
 
 Compares every record stream (probes with their contexts, turns, calls, memory operations,
 compressions, agent steps) field by field, leaving out only what differs between any two runs:
-ids (run, attempt, call, the run uid in store namespaces), clock times and latencies; and the summary table without its timing
-columns (``--ignore model`` also leaves out the model label, which for the offline model is a
-hash of its source, so any edit to it, a speed-up included, changes the label). Prints each difference found (up to ``--show``) and exits 1 if there is one::
+ids (run, attempt, call, the run uid in store namespaces), clock times and latencies; and the
+summary table without its timing columns. ``--ignore model`` also leaves out the model label,
+which for the offline model is a hash of its source, so any edit to it (a speed-up included)
+changes the label. Prints each difference found (up to ``--show``) and exits 1 if there is one::
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/same_results.py RUN_A RUN_B
 """

@@ -1,6 +1,6 @@
 """Append-only JSONL streams for a run folder, one complete line per record.
 
-Guarantees (tested in ``tests/test_recorder.py`` and the fault suite):
+Guarantees (tested in ``tests/test_recorder_durability.py``, ``tests/test_reliability.py`` and the fault suite):
 
 - **One record, one line.** Records are serialised with every line-breaking character escaped
   (``\\n`` by JSON itself; U+2028, U+2029 and U+0085 explicitly), and readers split on ``\\n``
