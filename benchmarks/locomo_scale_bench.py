@@ -3,12 +3,15 @@
 Builds a synthetic dataset the size of LoCoMo — ``--conversations`` (10) conversations padded
 by the length scaler (``memlab datasets scale``) to ``--tokens`` (25k) tokens each — from
 generated facts about invented people (not evaluation data), with ``--probes`` questions per
-conversation. Runs the bounds and every preset on the default config's model (today
-``provider: heuristic``, the offline stand-in) with a cold embedding cache:
+conversation. Runs the bounds and every preset (``--strategies`` for a subset; ``agent_memory_pg``
+needs Postgres: ``scripts/pg.sh start``) on the default config's model (``provider: offline``,
+the offline stand-in) with a cold embedding cache:
 
-1. serially, profiled (``benchmarks/timeshare.py``): per strategy, the wall time and its split
-   into model calls, DSPy roles (prompt formatting, parsing), embeddings, store calls and the
-   rest — harness overhead (runner, strategies' own logic, records);
+1. serially, profiled (``benchmarks/timeshare.py``): per strategy, its units' time and the split
+   into model calls (the offline model's compute), DSPy roles (prompt formatting, parsing),
+   embeddings, store calls, probe-time scoring and the rest — harness overhead (unit player,
+   strategies' own logic, records, runner start-up and finalize) — by CPU time (what the run's
+   code cost, which holds on a loaded machine) and by wall time; load averages are printed;
 2. with the process executor (``--workers``, default 2), wall time only;
 
 and checks both give the same metrics. One command::
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import sys
@@ -65,13 +69,14 @@ def build(work: Path, n_conv: int, tokens: int, n_probes: int) -> Path:
     return out
 
 
-def run(dataset: Path, work: Path, name: str, executor: dict, profile: bool) -> tuple[float, object, dict]:
+def run(dataset: Path, work: Path, name: str, executor: dict, strategies: list[str], *, profile: bool,
+        cprofile: Path | None = None) -> dict:
+    """One run of the comparison; with ``profile`` (serial only) the per-strategy time shares."""
     from timeshare import TimeShare
 
     from memlab.config import RunConfig, load_config
     from memlab.results import load_run
     from memlab.runner import Runner
-    from memlab.strategies import PRESETS
 
     default = load_config("evals/default.yaml")
     cache = work / f"emb-{name}.npz"
@@ -79,26 +84,71 @@ def run(dataset: Path, work: Path, name: str, executor: dict, profile: bool) -> 
     cfg = RunConfig.model_validate({
         "name": name, "datasets": [str(dataset)], "output_dir": str(work / "runs"), "bootstrap": 0,
         "embedding_cache": str(cache), "model": default.model.model_dump(mode="json"),
-        "strategies": [{"name": p} for p in PRESETS.names()], "executor": executor})
-    t0 = time.perf_counter()
+        "strategies": [{"name": s} for s in strategies], "executor": executor})
+    load0 = os.getloadavg()
+    t0, c0 = time.perf_counter(), time.process_time()
+    share = None
     if profile:
+        import cProfile
+
+        prof = cProfile.Profile() if cprofile else None
         with TimeShare() as share:
+            if prof:
+                prof.enable()
             run_dir = Runner(cfg, progress=False).run()
-        shares = {s: share.of(s) for s in PRESETS.names()}
+            if prof:
+                prof.disable()
+                prof.dump_stats(str(cprofile))
     else:
         run_dir = Runner(cfg, progress=False).run()
-        shares = {}
-    return time.perf_counter() - t0, load_run(run_dir), shares
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    load1 = os.getloadavg()
+    t1, c1 = time.perf_counter(), time.process_time()
+    results = load_run(run_dir)
+    summary = results.summary()
+    return {"wall": wall, "cpu": cpu, "load": (load0, load1), "run_dir": run_dir, "summary": summary, "share": share,
+            "scoring_wall": time.perf_counter() - t1, "scoring_cpu": time.process_time() - c1}
+
+
+COLUMNS = ("model", "roles", "embedding", "store", "scoring", "harness")
+
+
+def print_shares(res: dict, strategies: list[str], clock: str) -> float:
+    """Per strategy: its units' seconds and each category's share; returns the overall harness share."""
+    share = res["share"]
+    total = res[clock]
+    print(f"\n{clock} time: {'strategy':<16}{'s':>8}" + "".join(f"{c:>10}" for c in COLUMNS) + f"{'(records)':>11}")
+    tot = {c: 0.0 for c in (*COLUMNS, "unit", "records")}
+    for strategy in strategies:
+        split = share.of(strategy, clock)
+        for k in tot:
+            tot[k] += split[k]
+        unit = split["unit"] or 1e-9
+        print(f"{'':<12}{strategy:<16}{split['unit']:>8.1f}" + "".join(f"{100 * split[c] / unit:>9.1f}%" for c in COLUMNS)
+              + f"{100 * split['records'] / unit:>10.1f}%")
+    outside = total - tot["unit"]  # start-up, workbench, manifest, finalize: harness too
+    harness = tot["harness"] + outside
+    print(f"{'':<12}{'all':<16}{total:>8.1f}" + "".join(f"{100 * tot[c] / total:>9.1f}%" for c in COLUMNS[:-1])
+          + f"{100 * harness / total:>9.1f}%" + f"{100 * tot['records'] / total:>10.1f}%")
+    print(f"{'':<12}harness overhead ({clock}): {100 * harness / total:.1f}% "
+          f"({harness:.1f} s; {outside:.1f} s of it outside units: imports, workbench, manifest, finalize)")
+    return 100 * harness / total
 
 
 def main() -> None:
+    from memlab.strategies import PRESETS
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--conversations", type=int, default=10)
     ap.add_argument("--tokens", type=int, default=25_000, help="tokens per conversation after scaling")
     ap.add_argument("--probes", type=int, default=50, help="probes (and planted facts) per conversation")
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2, help="workers of the parallel run (0: no parallel run)")
+    ap.add_argument("--no-serial", action="store_true", help="skip the profiled serial run")
+    ap.add_argument("--strategies", default="", help="comma-separated presets (default: every preset)")
+    ap.add_argument("--cprofile", type=Path, help="also write a cProfile of the serial run here")
     ap.add_argument("--keep", action="store_true", help="keep the work folder (runs, dataset)")
     args = ap.parse_args()
+    strategies = args.strategies.split(",") if args.strategies else PRESETS.names()
     work = Path(tempfile.mkdtemp(prefix="memlab-bench1-"))
     try:
         dataset = build(work, args.conversations, args.tokens, args.probes)
@@ -107,33 +157,36 @@ def main() -> None:
         ds = load_dataset(dataset)
         turns = sum(len(c.turns()) for c in ds.conversations)
         print(f"dataset: {len(ds.conversations)} conversations, {turns} turns, {len(ds.probes())} probes, "
-              f"~{ds.meta.get('tokens')} tokens")
-        serial_s, serial, shares = run(dataset, work, "serial", {"type": "serial"}, profile=True)
-        par_s, par, _ = run(dataset, work, "processes", {"type": "processes", "workers": args.workers}, profile=False)
-        print(f"\nserial: {serial_s:.1f} s   processes({args.workers}): {par_s:.1f} s   speed-up {serial_s / par_s:.2f}x")
-        from memlab.recorder import read_jsonl
+              f"~{ds.meta.get('tokens')} tokens; {len(strategies)} strategies; {os.cpu_count()} cores; work folder {work}",
+              flush=True)
+        runs = {}
+        if not args.no_serial:
+            runs["serial"] = res = run(dataset, work, "serial", {"type": "serial"}, strategies, profile=True,
+                                       cprofile=args.cprofile)
+            print(f"\nserial: {res['wall']:.1f} s wall, {res['cpu']:.1f} s CPU; load average "
+                  f"{res['load'][0][0]:.1f} at start, {res['load'][1][0]:.1f} at end; metrics from the run folder "
+                  f"(scoring) {res['scoring_wall']:.1f} s")
+            print_shares(res, strategies, "cpu")
+            print_shares(res, strategies, "wall")
+        if args.workers:
+            name = f"processes{args.workers}"
+            runs[name] = res = run(dataset, work, name, {"type": "processes", "workers": args.workers}, strategies,
+                                   profile=False)
+            print(f"\n{name}: {res['wall']:.1f} s wall; load average {res['load'][0][0]:.1f} at start, "
+                  f"{res['load'][1][0]:.1f} at end; metrics {res['scoring_wall']:.1f} s")
+            from memlab.recorder import read_jsonl
 
-        ends = [r for r in read_jsonl(serial.path / "units.jsonl") if r.get("event") == "end"]
-        print(f"\n{'strategy':<16}{'wall s':>9}{'model':>8}{'roles':>8}{'embed':>8}{'store':>8}{'harness':>9}")
-        tot = {"wall": 0.0, "model": 0.0, "roles": 0.0, "embedding": 0.0, "store": 0.0}
-        for strategy, split in shares.items():
-            wall = sum(r["wall_s"] for r in ends if r["strategy"] == strategy)
-            harness = wall - sum(split.values())
-            tot["wall"] += wall
-            for k, v in split.items():
-                tot[k] += v
-            pct = {k: 100 * v / wall if wall else 0 for k, v in split.items()}
-            print(f"{strategy:<16}{wall:>9.1f}{pct['model']:>7.1f}%{pct['roles']:>7.1f}%{pct['embedding']:>7.1f}%"
-                  f"{pct['store']:>7.1f}%{100 * harness / wall if wall else 0:>8.1f}%")
-        outside = serial_s - tot["wall"]
-        harness_all = tot["wall"] - tot["model"] - tot["roles"] - tot["embedding"] - tot["store"] + outside
-        print(f"{'all':<16}{serial_s:>9.1f}{100 * tot['model'] / serial_s:>7.1f}%{100 * tot['roles'] / serial_s:>7.1f}%"
-              f"{100 * tot['embedding'] / serial_s:>7.1f}%{100 * tot['store'] / serial_s:>7.1f}%{100 * harness_all / serial_s:>8.1f}%")
-        print(f"harness overhead (benchmark 4): {100 * harness_all / serial_s:.1f}% of serial wall time "
-              f"({outside:.1f} s of it outside units: start-up, manifest, finalize)")
-        timing = [c for c in serial.summary().columns if "latency" in c or c.endswith("_s") or "wall" in c]
-        same = serial.summary().drop(columns=timing).equals(par.summary().drop(columns=timing))
-        print(f"identical metrics serial vs processes({args.workers}): {same}")
+            ends = [r for r in read_jsonl(res["run_dir"] / "units.jsonl") if r.get("event") == "end"]
+            walls = {s: sum(r["wall_s"] for r in ends if r["strategy"] == s) for s in strategies}
+            print("unit wall s per strategy (summed over units): "
+                  + ", ".join(f"{s} {w:.1f}" for s, w in sorted(walls.items(), key=lambda kv: -kv[1])))
+        if len(runs) == 2:
+            from same_results import differences
+
+            a, b = runs.values()
+            diffs = differences(a["run_dir"], b["run_dir"])
+            print(f"\nserial {a['wall']:.1f} s vs {name} {b['wall']:.1f} s (x{a['wall'] / b['wall']:.2f}); "
+                  f"identical records and metrics: {not diffs}" + "".join(f"\n  {d}" for d in diffs[:10]))
     finally:
         if args.keep:
             print(f"kept {work}")

@@ -1,12 +1,17 @@
-"""Where a run's time goes: exclusive time in model calls, DSPy roles, embeddings and store calls.
+"""Where a run's time goes: exclusive wall *and CPU* time in model calls, DSPy roles, embeddings,
+store calls and probe-time scoring.
 
 Shared by the benchmarks. :class:`TimeShare` patches the classes that do the work so each call
 adds its *exclusive* time (its own time minus the time of wrapped calls inside it) to a
 (strategy, category) total — a role call that calls the model that calls the embedder counts
-each part once. What no category claims, inside a unit's wall time, is harness overhead: the
-runner, strategies' own logic, records, token counting. Only works in the process it is
-installed in (serial runs), which is why the benchmarks profile serially and time executors
-by wall clock.
+each part once. It also times every unit as a whole (:meth:`UnitPlayer.play`); what no category
+claims inside a unit is **harness overhead**: the unit player, strategies' own logic, records,
+token counting of contexts. Only works in the process it is installed in (serial runs), which is
+why the benchmarks profile serially and time executors by wall clock.
+
+CPU time (``time.process_time``: this process, every thread) is measured beside wall time
+because the development machine is shared: under load a wall-clock share mostly says who else
+was running, while CPU time says what this run's code cost.
 """
 
 from __future__ import annotations
@@ -17,44 +22,73 @@ import time
 from collections import Counter
 from typing import Any
 
-CATEGORIES = ("model", "roles", "embedding", "store")
+CATEGORIES = ("model", "roles", "embedding", "store", "scoring")
+"""What is not harness: the offline model's compute, DSPy prompt formatting and parsing, the
+embedder, store calls, and the scoring primitives the unit player calls at probe time."""
+
+RECORDS = "records"
+"""Harness time spelled out: turning records into JSON lines and writing them (part of harness)."""
+
+UNIT = "unit"
+"""Pseudo-category: a unit's whole time (its harness share is this minus the categories)."""
 
 
 class TimeShare:
+    """Exclusive wall and CPU seconds per (strategy, category), while installed (a context manager)."""
+
     def __init__(self) -> None:
-        self.totals: Counter[tuple[str, str]] = Counter()
+        self.wall: Counter[tuple[str, str]] = Counter()
+        self.cpu: Counter[tuple[str, str]] = Counter()
         self._local = threading.local()
         self._patched: list[tuple[Any, str, Any]] = []
 
     def __enter__(self) -> TimeShare:
         from memlab.embeddings import MiniLMEmbedder
         from memlab.embeddings_onnx import OnnxMiniLMEmbedder
-        from memlab.llm.heuristic_model import HeuristicChatModel
+        from memlab.llm.offline_model import OfflineChatModel
         from memlab.llm.openai_model import OpenAIChatModel
         from memlab.memory.stores.chroma import ChromaStore
         from memlab.memory.stores.in_memory import InMemoryStore
+        from memlab.memory.stores.postgres import PostgresStore
         from memlab.roles.program import Role
+        from memlab.scoring import attestation, matching
+        from memlab.recorder import RunRecorder
+        from memlab.units import UnitPlayer, _CallSink
 
-        self._wrap(Role, "forward", "roles")
-        self._wrap(HeuristicChatModel, "complete", "model")
+        self._wrap(UnitPlayer, "play", UNIT)
+        self._wrap(Role, "__call__", "roles")  # dspy.Module.__call__: callbacks and settings around forward
+        self._wrap(_CallSink, "__call__", RECORDS)
+        self._wrap(RunRecorder, "write", RECORDS)
+        self._wrap(OfflineChatModel, "complete", "model")
         self._wrap(OpenAIChatModel, "complete", "model")
         self._wrap(MiniLMEmbedder, "embed", "embedding")
         self._wrap(OnnxMiniLMEmbedder, "embed", "embedding")
-        for store in (InMemoryStore, ChromaStore):
+        for store in (InMemoryStore, ChromaStore, PostgresStore):
             for name in ("add", "get", "update", "delete", "search", "list", "count", "reset"):
                 if name in store.__dict__:
                     self._wrap(store, name, "store")
+        # the unit player imports these by name at call time, so patching the modules reaches it
+        self._wrap(attestation, "gold_written", "scoring", module=True)
+        self._wrap(matching, "gold_present", "scoring", module=True)
+        import memlab.scoring as scoring
+
+        self._wrap(scoring, "gold_written", "scoring", module=True)
+        self._wrap(scoring, "gold_present", "scoring", module=True)
         return self
 
     def __exit__(self, *exc: Any) -> None:
         for owner, name, fn in reversed(self._patched):
-            setattr(owner, name, fn)
+            if fn is None:
+                delattr(owner, name)  # was inherited: remove the wrapper to uncover it again
+            else:
+                setattr(owner, name, fn)
         self._patched.clear()
 
-    def _wrap(self, owner: Any, name: str, category: str) -> None:
+    def _wrap(self, owner: Any, name: str, category: str, module: bool = False) -> None:
         from memlab.llm import calls
 
-        fn = owner.__dict__[name]
+        own = module or name in owner.__dict__
+        fn = getattr(owner, name)
         share = self
 
         @functools.wraps(fn)
@@ -62,19 +96,33 @@ class TimeShare:
             stack = getattr(share._local, "stack", None)
             if stack is None:
                 stack = share._local.stack = []
-            stack.append(0.0)
-            t0 = time.perf_counter()
+            stack.append([0.0, 0.0])
+            t0, c0 = time.perf_counter(), time.process_time()
             try:
                 return fn(*args, **kwargs)
             finally:
-                elapsed = time.perf_counter() - t0
-                inner = stack.pop()
-                share.totals[(calls.current_scope().get("strategy", "-"), category)] += elapsed - inner
-                if stack:
-                    stack[-1] += elapsed
+                wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+                inner_wall, inner_cpu = stack.pop()
+                if category == UNIT:  # a unit's total is inclusive; it does not hide time from an outer frame
+                    strategy = args[1].strategy
+                    share.wall[(strategy, UNIT)] += wall
+                    share.cpu[(strategy, UNIT)] += cpu
+                else:
+                    strategy = calls.current_scope().get("strategy", "-")
+                    share.wall[(strategy, category)] += wall - inner_wall
+                    share.cpu[(strategy, category)] += cpu - inner_cpu
+                    if stack:
+                        stack[-1][0] += wall
+                        stack[-1][1] += cpu
 
         setattr(owner, name, timed)
-        self._patched.append((owner, name, fn))
+        self._patched.append((owner, name, fn if own else None))
 
-    def of(self, strategy: str) -> dict[str, float]:
-        return {c: self.totals[(strategy, c)] for c in CATEGORIES}
+    def of(self, strategy: str, clock: str = "wall") -> dict[str, float]:
+        """Seconds per category, plus ``unit`` (the strategy's units in all) and ``harness`` (the rest)."""
+        totals = self.wall if clock == "wall" else self.cpu
+        out = {c: totals[(strategy, c)] for c in CATEGORIES}
+        out[UNIT] = totals[(strategy, UNIT)]
+        out["harness"] = out[UNIT] - sum(out[c] for c in CATEGORIES)
+        out[RECORDS] = totals[(strategy, RECORDS)]
+        return out

@@ -1,13 +1,18 @@
 """Append-only JSONL streams for a run folder, one complete line per record.
 
-Guarantees (tested in ``tests/test_recorder.py`` and the fault suite):
+Guarantees (tested in ``tests/test_recorder_durability.py``, ``tests/test_reliability.py`` and the fault suite):
 
 - **One record, one line.** Records are serialised with every line-breaking character escaped
   (``\\n`` by JSON itself; U+2028, U+2029 and U+0085 explicitly), and readers split on ``\\n``
   only, so text containing Unicode separators can never break a stream.
 - **No torn or interleaved lines.** Each line is written with ``O_APPEND`` in a loop until every
-  byte is out (short writes are completed), under a lock; ``units`` and ``memory_ops`` lines are
-  fsynced before the writer returns, so an event in the log means it is on disk.
+  byte is out (short writes are completed), under a lock.
+- **A unit marked in the log is on disk with all its records.** A ``units`` record (a unit's
+  start or end) is a durability point: every other stream written since the last one is fsynced
+  first, then the ``units`` line is written and fsynced. So an ``end`` record on disk means every
+  record of that unit is too; records of an unfinished unit may be lost by a machine crash, which
+  costs nothing because ``--resume`` plays that unit again. (Fsyncing every memory operation as
+  it was written cost a third of a LoCoMo-sized run's harness time on a loaded disk.)
 - **A crash leaves at most a torn last line**, which readers skip, and which the next writer
   (a ``--resume``) cuts off before appending — so it never becomes a corrupt line mid-file.
 - **One writer per folder.** :class:`RunLock` takes an exclusive ``flock`` on the folder; a second
@@ -29,7 +34,7 @@ from pydantic import BaseModel
 from memlab.records import STREAMS
 
 _SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
-_FSYNC_STREAMS = ("units", "memory_ops")
+_DURABILITY_STREAM = "units"
 
 
 def dumps_line(record: dict[str, Any] | BaseModel) -> bytes:
@@ -89,6 +94,7 @@ class RunRecorder:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.fsync = fsync
         self._fds: dict[str, int] = {}
+        self._unsynced: set[str] = set()
         self._lock = threading.Lock()
         self.repaired: dict[str, int] = {}
 
@@ -115,9 +121,15 @@ class RunRecorder:
         line = dumps_line(record)
         with self._lock:
             fd = self._fd(stream)
-            write_all(fd, line)
-            if self.fsync and stream in _FSYNC_STREAMS:
-                os.fsync(fd)  # a unit marked done / an op recorded must survive a crash
+            if self.fsync and stream == _DURABILITY_STREAM:
+                for other in sorted(self._unsynced):  # the unit's records reach the disk before its marker
+                    os.fsync(self._fds[other])
+                self._unsynced.clear()
+                write_all(fd, line)
+                os.fsync(fd)
+            else:
+                write_all(fd, line)
+                self._unsynced.add(stream)
 
     def write_many(self, records: list[tuple[str, dict[str, Any] | BaseModel]]) -> None:
         for stream, record in records:
@@ -131,6 +143,7 @@ class RunRecorder:
                 finally:
                     os.close(fd)
             self._fds.clear()
+            self._unsynced.clear()
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:

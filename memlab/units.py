@@ -104,6 +104,10 @@ class Workbench:
 
         self.ragas_judge = RagasJudge.for_run(judge_spec, config.metrics)
         self.strategies: dict[str, Any] = {}
+        self.gold_written: dict[tuple[str, str, str], bool] = {}
+        """Per (dataset, conversation, probe): whether the turns up to the probe write its gold. It
+        depends on the dataset only, so it is computed once for every strategy (it scans all the
+        turns before the probe, which at LoCoMo size is thousands per probe)."""
 
     def models_manifest(self) -> dict[str, Any]:
         """``default`` (the model of every role not overridden), per-role models, the judge."""
@@ -228,7 +232,6 @@ class UnitPlayer:
     def _ask(self, strategy: Any, probe: Probe, event: TurnEvent, base: dict[str, Any], texts: dict[str, str],
              tracker: SurvivalTracker) -> None:
         from memlab.judging.prompts import judge_inputs, judge_record
-        from memlab.scoring import gold_written
 
         now = probe.asked_at or event.timestamp
         gold = [g.forms() for g in probe.gold]
@@ -260,13 +263,21 @@ class UnitPlayer:
             original_category=probe.original_category, question=probe.question, gold=gold, gold_match=probe.gold_match,
             superseded=probe.superseded, forbidden=probe.forbidden, abstain=probe.abstain, evidence=probe.evidence,
             evidence_texts=evidence_texts, asked_at=now.isoformat(),
-            gold_written=gold_written(gold, probe.gold_match, list(texts.values())) if gold else None,
+            gold_written=self._gold_written(base, probe, gold, texts) if gold else None,
             context=text, context_tokens=count_tokens(text), context_lines=len(ctx.lines), context_items=ctx.items(),
             context_source_turn_ids=sorted(sources), answer=result.answer, error=result.error, judge=judge, ragas_llm=ragas_llm,
             retrieval_latency_s=round(ctx.retrieval_latency_s, 6), retrieval_total_s=round(ctx.retrieval_total_s, 6),
             answer_latency_s=round(result.latency_s, 5), agent_steps=len(result.agent_steps),
             survival=tracker.survival(probe, event.invocation, sources, gold),
         ))
+
+    def _gold_written(self, base: dict[str, Any], probe: Probe, gold: list[list[str]], texts: dict[str, str]) -> bool:
+        from memlab.scoring import gold_written
+
+        key = (base["dataset"], base["conversation_id"], probe.id)
+        if key not in self.bench.gold_written:
+            self.bench.gold_written[key] = gold_written(gold, probe.gold_match, list(texts.values()))
+        return self.bench.gold_written[key]
 
 
 def turn_events(conv: Conversation) -> list[TurnEvent]:

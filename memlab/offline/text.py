@@ -48,8 +48,16 @@ def sentences(text: str) -> list[str]:
     out: list[str] = []
     for line in text.splitlines():
         if line.strip():
-            out += [s.strip() for s in _segmenter().segment(line.strip()) if s.strip()]
+            out += _line_sentences(line.strip())
     return out
+
+
+@functools.lru_cache(maxsize=65_536)
+def _line_sentences(line: str) -> tuple[str, ...]:
+    """One line's sentences, memoised: pysbd is the offline model's most expensive step, and the
+    same lines come back (a turn read by every strategy's extractor, a summary re-read each time it
+    grows, filler repeated across a long conversation). Segmentation depends on the line alone."""
+    return tuple(s.strip() for s in _segmenter().segment(line) if s.strip())
 
 
 @functools.cache

@@ -22,6 +22,7 @@ the tools reach the endpoint as OpenAI tool schemas (and cost prompt tokens unde
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -190,10 +191,18 @@ class ReactAgent(Component):
 def _dspy_tool(tool: MemoryTool) -> Any:
     """A memory tool as a ``dspy.Tool`` (schema only: memlab executes the calls itself, so every
     call is recorded and writes go through the strategy's components)."""
+    return _dspy_tool_for_schema(json.dumps(tool.schema()))  # key order kept: it is the prompt's order
+
+
+@functools.lru_cache(maxsize=256)
+def _dspy_tool_for_schema(schema_json: str) -> Any:
+    """Built once per distinct schema: a ``dspy.Tool`` derives a pydantic model of its arguments,
+    which cost the agent presets more than the rest of their own logic when done every round."""
     import dspy
 
-    props = tool.parameters.get("properties") or {}
-    return dspy.Tool(lambda **kw: None, name=tool.name, desc=tool.description, args=dict(props),
+    tool = json.loads(schema_json)
+    props = tool["parameters"].get("properties") or {}
+    return dspy.Tool(lambda **kw: None, name=tool["name"], desc=tool["description"], args=dict(props),
                      arg_types={k: Any for k in props}, arg_desc={k: v.get("description", "") for k, v in props.items()})
 
 
