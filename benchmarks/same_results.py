@@ -31,6 +31,14 @@ def _stable(rec: dict[str, Any], ignore: set[str]) -> dict[str, Any]:
     return out
 
 
+def _in_unit_order(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Records grouped by unit in a fixed order. A parallel run writes whole units in the order
+    they finish, so two runs' files list the same units in different orders; the sort is stable,
+    so each unit's own records keep the order they were written in."""
+    return sorted(records, key=lambda r: (str(r.get("strategy")), str(r.get("dataset")), str(r.get("namespace") or ""),
+                                          str(r.get("conversation_id"))))
+
+
 def differences(a: Path, b: Path, ignore: set[str] = frozenset()) -> list[str]:
     """Human-readable differences between the two runs' results (empty: the same results)."""
     from memlab.recorder import read_jsonl
@@ -39,8 +47,8 @@ def differences(a: Path, b: Path, ignore: set[str] = frozenset()) -> list[str]:
     diffs = []
     ignore = VOLATILE | set(ignore)
     for stream in STREAMS:
-        ra = [_stable(r, ignore) for r in read_jsonl(a / f"{stream}.jsonl")]
-        rb = [_stable(r, ignore) for r in read_jsonl(b / f"{stream}.jsonl")]
+        ra = _in_unit_order([_stable(r, ignore) for r in read_jsonl(a / f"{stream}.jsonl")])
+        rb = _in_unit_order([_stable(r, ignore) for r in read_jsonl(b / f"{stream}.jsonl")])
         if len(ra) != len(rb):
             diffs.append(f"{stream}: {len(ra)} records vs {len(rb)}")
             continue

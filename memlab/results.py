@@ -46,6 +46,11 @@ class RunResults:
             df = pd.DataFrame(self._records(name))
             if name != "units" and not df.empty and "attempt" in df.columns:
                 df = df[df["attempt"].isin(self.final_attempts)]
+                # Units in a fixed order, each unit's records as written: a parallel run writes
+                # whole units in the order they finish, and a mean summed in another order can
+                # differ in the last digit, so every executor must be read back in the same order.
+                rank = df["attempt"].map(self._unit_rank)
+                df = df.iloc[rank.argsort(kind="stable")]
             self._frames[name] = df.reset_index(drop=True)
         return self._frames[name]
 
@@ -57,6 +62,12 @@ class RunResults:
             if rec.get("event") == "end":
                 last[(rec["strategy"], rec["dataset"], rec.get("namespace") or rec.get("conversation_id"))] = rec
         return last
+
+    @cached_property
+    def _unit_rank(self) -> dict[str, int]:
+        """Final attempt → its unit's place when units are sorted by (strategy, dataset, namespace)."""
+        ordered = sorted(self.unit_ends.items(), key=lambda kv: tuple(str(k) for k in kv[0]))
+        return {rec["attempt"]: i for i, (_, rec) in enumerate(ordered)}
 
     @cached_property
     def final_attempts(self) -> set[str]:
