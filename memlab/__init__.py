@@ -17,6 +17,7 @@ _LAZY = {
     "dataset_hash": "memlab.datasets.io",
     "RunConfig": "memlab.config",
     "load_config": "memlab.config",
+    "notebook_config": "memlab.config",
     "run": "memlab.runner",
     "Runner": "memlab.runner",
     "load_run": "memlab.results",

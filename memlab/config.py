@@ -269,6 +269,24 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Ru
     return validate_config(data, str(path))
 
 
+
+def notebook_config(config_path: str | Path, strategies: list[str], *, limit: int, bootstrap: int,
+                    datasets: list[str] | None = None, workers: int | None = None, output_dir: str = "",
+                    name: str | None = None) -> RunConfig:
+    """A committed config sliced by a notebook's parameters cell: only ``strategies`` (the
+    config's or presets), the first ``limit`` conversations of each dataset (0: all of them),
+    ``datasets`` instead of the config's when given, and a new temporary folder for the run unless
+    ``output_dir`` names one. One definition of what those parameters mean, so every notebook
+    (and a papermill run of it at full size) reads them alike."""
+    import tempfile
+
+    overrides: dict[str, Any] = {"limit_conversations": limit or None, "bootstrap": bootstrap,
+                                 "datasets": datasets or None, "name": name,
+                                 "output_dir": output_dir or tempfile.mkdtemp(prefix="memlab-nb-")}
+    if workers is not None:
+        overrides["executor"] = {"workers": workers}
+    return load_config(config_path, overrides).with_strategies(strategies)
+
 def validate_config(data: dict[str, Any] | RunConfig, where: str = "config") -> RunConfig:
     """Validate a config mapping completely (the same checks ``load_config`` makes)."""
     from memlab.registry import RegistryError

@@ -38,7 +38,6 @@ output_dir = ""  # "" = a temporary folder; "results" keeps the run folder
 
 # %%
 import os
-import tempfile
 from pathlib import Path
 
 from IPython.display import Image
@@ -48,9 +47,7 @@ from memlab.report import category_table, plot_recall_vs_tokens
 
 if not Path("evals").is_dir():  # Jupyter and nbval start in notebooks/; config paths are relative to the repository
     os.chdir(Path.cwd().parent)
-overrides = {"limit_conversations": limit or None, "bootstrap": bootstrap,
-             "output_dir": output_dir or tempfile.mkdtemp(prefix="memlab-nb-")}
-config = memlab.load_config(config_path, overrides).with_strategies(strategies)
+config = memlab.notebook_config(config_path, strategies, limit=limit, bootstrap=bootstrap, output_dir=output_dir)
 run_dir = memlab.run(config, progress=False)
 res = memlab.load_run(run_dir)
 res.components()

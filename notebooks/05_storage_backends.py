@@ -39,7 +39,6 @@ output_dir = ""  # "" = a temporary folder; "results" keeps the run folder
 
 # %%
 import os
-import tempfile
 from pathlib import Path
 
 import memlab
@@ -48,9 +47,7 @@ from memlab.memory.stores.postgres import resolve_dsn
 
 if not Path("evals").is_dir():  # Jupyter and nbval start in notebooks/; config paths are relative to the repository
     os.chdir(Path.cwd().parent)
-overrides = {"limit_conversations": limit or None, "bootstrap": bootstrap,
-             "output_dir": output_dir or tempfile.mkdtemp(prefix="memlab-nb-")}
-config = memlab.load_config(config_path, overrides).with_strategies(strategies)
+config = memlab.notebook_config(config_path, strategies, limit=limit, bootstrap=bootstrap, output_dir=output_dir)
 try:
     resolve_dsn()  # the DSN only (never printed: it holds the password)
 except StoreError as exc:

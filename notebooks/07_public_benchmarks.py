@@ -41,7 +41,6 @@ output_dir = ""  # "" = a temporary folder; "results" keeps the run folder
 
 # %%
 import os
-import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -72,9 +71,8 @@ pd.DataFrame(collect_stats(present)[0]) if present else None
 # %%
 res = None
 if present:
-    overrides = {"datasets": present, "limit_conversations": limit or None, "bootstrap": bootstrap,
-                 "name": "public-benchmarks", "output_dir": output_dir or tempfile.mkdtemp(prefix="memlab-nb-")}
-    config = memlab.load_config(config_path, overrides).with_strategies(strategies)
+    config = memlab.notebook_config(config_path, strategies, limit=limit, bootstrap=bootstrap, datasets=present,
+                                    name="public-benchmarks", output_dir=output_dir)
     res = memlab.load_run(memlab.run(config, progress=False))
 
 # %%

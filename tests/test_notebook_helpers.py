@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from memlab.break_even import break_even
-from memlab.config import ConfigError, load_config
+from memlab.config import ConfigError, load_config, notebook_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,6 +24,21 @@ def test_with_strategies_keeps_the_configs_definitions_in_the_asked_order():
     assert sliced.strategies[0] == original  # the config's own definition, not a bare preset
     assert sliced.datasets == config.datasets and len(config.strategies) == 11  # the source is untouched
 
+
+
+def test_notebook_config_reads_a_parameters_cell_as_every_notebook_does(tmp_path):
+    small = notebook_config(ROOT / "evals" / "axes.yaml", ["full_context"], limit=1, bootstrap=200,
+                            datasets=["datasets/starter.yaml"], workers=2)
+    assert [s.name for s in small.strategies] == ["full_context"]
+    assert (small.limit_conversations, small.bootstrap, small.datasets) == (1, 200, ["datasets/starter.yaml"])
+    assert small.executor.workers == 2
+    assert Path(small.output_dir).is_dir() and Path(small.output_dir).name.startswith("memlab-nb-")
+    full = notebook_config(ROOT / "evals" / "axes.yaml", ["full_context"], limit=0, bootstrap=1000, datasets=[],
+                           output_dir=str(tmp_path), name="big")
+    config = load_config(ROOT / "evals" / "axes.yaml")
+    assert full.limit_conversations is None and full.datasets == config.datasets  # 0 and [] mean "the config's"
+    assert (full.output_dir, full.name) == (str(tmp_path), "big")
+    assert full.executor == config.executor
 
 def test_with_strategies_adds_a_registered_preset_by_name():
     sliced = load_config(ROOT / "evals" / "default.yaml").with_strategies(["full_context", "agent_chat"])
