@@ -254,7 +254,10 @@ def shared_embedder(cache_path: str | Path | None = None) -> CachedEmbedder:
     key = str(cache_path or "")
     with _shared_lock:
         if key not in _shared:
-            _shared[key] = CachedEmbedder(_best_embedder(), cache_path)
+            # one model per process, whatever the cache: a run's embedder and the scorer's
+            # (ragas semantic similarity, no cache file) must not load the weights twice
+            inner = next(iter(_shared.values())).inner if _shared else _best_embedder()
+            _shared[key] = CachedEmbedder(inner, cache_path)
         return _shared[key]
 
 

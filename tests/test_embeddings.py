@@ -119,3 +119,12 @@ def test_the_shared_embedder_is_the_faster_onnxruntime_pass_when_installed():
     assert available()  # onnx + onnxruntime are part of the dev install (memlab[fast])
     assert isinstance(shared_embedder().inner, OnnxMiniLMEmbedder)
     assert embedder_implementation() == OnnxMiniLMEmbedder.implementation
+
+
+def test_caches_with_different_files_share_one_model(tmp_path):
+    """A run's cached embedder and the scorer's (no cache file) are two caches over one model:
+    the weights are loaded once per process."""
+    a = shared_embedder(tmp_path / "a.npz")
+    b = shared_embedder(None)
+    assert a is not b and a.inner is b.inner
+    assert a.embed(["one model"]).tobytes() == b.embed(["one model"]).tobytes()
