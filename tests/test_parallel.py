@@ -85,9 +85,27 @@ def _contexts(run) -> pd.DataFrame:
     return probes.sort_values(keep[:3]).reset_index(drop=True)
 
 
-def _memory_ops(run_dir: Path) -> list[tuple]:
-    return sorted((o["strategy"], o["conversation_id"], o["seq"], o["op"], o["item_id"], o["text"])
-                  for o in read_jsonl(run_dir / "memory_ops.jsonl"))
+def _memory_ops(run) -> list[tuple]:
+    """The memory operations that count: those of each unit's final attempt (what the loader gives).
+
+    A run killed after a unit's records were written but before its end marker leaves that
+    attempt's records in the folder; ``--resume`` plays the unit again under a new attempt id and
+    the loader drops the unfinished one (see :func:`_assert_only_unfinished_attempts_left_over`)."""
+    ops = run.memory_ops
+    return sorted(zip(ops["strategy"], ops["conversation_id"], ops["seq"], ops["op"], ops["item_id"], ops["text"]))
+
+
+def _assert_only_unfinished_attempts_left_over(run) -> None:
+    """Records in the folder that the loader does not count belong to attempts that never ended —
+    never to a second finished attempt of a unit (that would be work done twice)."""
+    ends = [r for r in read_jsonl(run.path / "units.jsonl") if r.get("event") == "end"]
+    ended = [r["attempt"] for r in ends]
+    assert len(ended) == len(set(ended))
+    units = [(r["strategy"], r["dataset"], r.get("namespace")) for r in ends if r.get("status", "ok") == "ok"]
+    assert len(units) == len(set(units)), "a unit finished ok twice"
+    for stream in ("turns", "calls", "memory_ops", "probes"):
+        for rec in read_jsonl(run.path / f"{stream}.jsonl"):
+            assert rec["attempt"] in run.final_attempts or rec["attempt"] not in ended, (stream, rec["attempt"])
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +118,8 @@ def _assert_same_as_serial(run, serial_run) -> None:
     assert run.manifest["status"] == "completed"
     pd.testing.assert_frame_equal(_metrics(run), _metrics(serial_run), check_exact=True)
     pd.testing.assert_frame_equal(_contexts(run), _contexts(serial_run), check_exact=True)
-    assert _memory_ops(run.path) == _memory_ops(serial_run.path)
+    assert _memory_ops(run) == _memory_ops(serial_run)
+    _assert_only_unfinished_attempts_left_over(run)
 
 
 def _assert_units_contiguous(run_dir: Path) -> None:
