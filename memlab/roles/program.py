@@ -31,6 +31,9 @@ from memlab.llm import calls
 from memlab.llm.base import ChatModel
 from memlab.llm.types import ROLE_PURPOSES, CallRecord, ChatRequest, EndpointDown, ModelError
 from memlab.roles import signatures as sig
+from memlab.roles.dspy_speed import ChatAdapter, cache_type_adapters
+
+cache_type_adapters()  # one pydantic TypeAdapter per type in DSPy's prompt formatting (docs: dspy_speed)
 
 CORRECTION = ("Your reply could not be parsed. Reply again, giving every output field between the "
               "[[ ## field ## ]] markers exactly as instructed.")
@@ -202,7 +205,7 @@ class Role(dspy.Module):
         self.output_fields = list(signature.output_fields)
         self.predict = dspy.Predict(signature)
         self.lm = MemlabLM(model, purpose, native_tools=native_tools)
-        self.adapter = dspy.ChatAdapter(use_json_adapter_fallback=False, use_native_function_calling=native_tools)
+        self.adapter = ChatAdapter(use_json_adapter_fallback=False, use_native_function_calling=native_tools)
 
     @property
     def model(self) -> ChatModel:
