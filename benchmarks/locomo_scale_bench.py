@@ -126,7 +126,12 @@ def print_shares(res: dict, strategies: list[str], clock: str) -> float:
         unit = split["unit"] or 1e-9
         print(f"{'':<12}{strategy:<16}{split['unit']:>8.1f}" + "".join(f"{100 * split[c] / unit:>9.1f}%" for c in COLUMNS)
               + f"{100 * split['records'] / unit:>10.1f}%")
-    outside = total - tot["unit"]  # start-up, workbench, manifest, finalize: harness too
+    # outside units: start-up, workbench, manifest, finalize — harness, except the model, embedding
+    # and store calls made there (loading the embedding model, connecting to a store)
+    before = share.of("-", clock)
+    for c in COLUMNS[:-1]:
+        tot[c] += before[c]
+    outside = total - tot["unit"] - sum(before[c] for c in COLUMNS[:-1])
     harness = tot["harness"] + outside
     print(f"{'':<12}{'all':<16}{total:>8.1f}" + "".join(f"{100 * tot[c] / total:>9.1f}%" for c in COLUMNS[:-1])
           + f"{100 * harness / total:>9.1f}%" + f"{100 * tot['records'] / total:>10.1f}%")

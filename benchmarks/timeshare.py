@@ -43,7 +43,7 @@ class TimeShare:
         self._patched: list[tuple[Any, str, Any]] = []
 
     def __enter__(self) -> TimeShare:
-        from memlab.embeddings import MiniLMEmbedder
+        from memlab.embeddings import CachedEmbedder, MiniLMEmbedder
         from memlab.embeddings_onnx import OnnxMiniLMEmbedder
         from memlab.llm.offline_model import OfflineChatModel
         from memlab.llm.openai_model import OpenAIChatModel
@@ -61,10 +61,13 @@ class TimeShare:
         self._wrap(RunRecorder, "write", RECORDS)
         self._wrap(OfflineChatModel, "complete", "model")
         self._wrap(OpenAIChatModel, "complete", "model")
-        self._wrap(MiniLMEmbedder, "embed", "embedding")
-        self._wrap(OnnxMiniLMEmbedder, "embed", "embedding")
+        self._wrap(CachedEmbedder, "embed", "embedding")  # the embedding layer: its cache lookups, then the model
+        for embedder in (MiniLMEmbedder, OnnxMiniLMEmbedder):
+            self._wrap(embedder, "__init__", "embedding")  # loading the model is embedding work too
+            self._wrap(embedder, "embed", "embedding")
         for store in (InMemoryStore, ChromaStore, PostgresStore):
-            for name in ("add", "get", "update", "delete", "search", "list", "count", "reset"):
+            # connecting (a Postgres pool, a Chroma client) and closing are store calls too
+            for name in ("__init__", "add", "get", "update", "delete", "search", "list", "count", "reset", "close"):
                 if name in store.__dict__:
                     self._wrap(store, name, "store")
         # the unit player imports these by name at call time, so patching the modules reaches it
@@ -85,35 +88,42 @@ class TimeShare:
         self._patched.clear()
 
     def _wrap(self, owner: Any, name: str, category: str, module: bool = False) -> None:
-        from memlab.llm import calls
-
         own = module or name in owner.__dict__
         fn = getattr(owner, name)
-        share = self
+
+        local = self._local
+        wall_totals, cpu_totals = self.wall, self.cpu
+        perf_counter, process_time = time.perf_counter, time.process_time
 
         @functools.wraps(fn)
         def timed(*args: Any, **kwargs: Any) -> Any:
-            stack = getattr(share._local, "stack", None)
+            stack = getattr(local, "stack", None)
             if stack is None:
-                stack = share._local.stack = []
-            stack.append([0.0, 0.0])
-            t0, c0 = time.perf_counter(), time.process_time()
+                stack = local.stack = []
+                local.strategy = "-"
+            frame = [0.0, 0.0]
+            stack.append(frame)
+            if category == UNIT:
+                outer_strategy, local.strategy = local.strategy, args[1].strategy
+            t0, c0 = perf_counter(), process_time()
             try:
                 return fn(*args, **kwargs)
             finally:
-                wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-                inner_wall, inner_cpu = stack.pop()
+                wall, cpu = perf_counter() - t0, process_time() - c0
+                stack.pop()
                 if category == UNIT:  # a unit's total is inclusive; it does not hide time from an outer frame
-                    strategy = args[1].strategy
-                    share.wall[(strategy, UNIT)] += wall
-                    share.cpu[(strategy, UNIT)] += cpu
+                    key = (local.strategy, UNIT)
+                    local.strategy = outer_strategy
+                    wall_totals[key] += wall
+                    cpu_totals[key] += cpu
                 else:
-                    strategy = calls.current_scope().get("strategy", "-")
-                    share.wall[(strategy, category)] += wall - inner_wall
-                    share.cpu[(strategy, category)] += cpu - inner_cpu
+                    key = (local.strategy, category)
+                    wall_totals[key] += wall - frame[0]
+                    cpu_totals[key] += cpu - frame[1]
                     if stack:
-                        stack[-1][0] += wall
-                        stack[-1][1] += cpu
+                        outer = stack[-1]
+                        outer[0] += wall
+                        outer[1] += cpu
 
         setattr(owner, name, timed)
         self._patched.append((owner, name, fn if own else None))

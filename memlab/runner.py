@@ -29,6 +29,7 @@ from memlab.datasets.models import Dataset
 from memlab.datasets.stats import dataset_tokens
 from memlab.embeddings import MINILM_ID, embedder_implementation
 from memlab.executors import UnitJob, make_executor
+from memlab.gc_policy import quiet_gc
 from memlab.provenance import code_version, environment, git_info, package_versions
 from memlab.records import FORMAT_VERSION, UnitEvent, check_format, read_manifest
 from memlab.recorder import RunLock, RunRecorder, read_jsonl, write_json_atomic
@@ -176,7 +177,8 @@ class Runner:
                 def on_end(end: UnitEvent) -> None:
                     progress.update(task, description=f"{self.config.name} · {end.strategy} · {end.namespace}")
 
-                self.executor.run(todo, job, recorder.write, lambda n: progress.advance(task, n), on_end)
+                with quiet_gc():
+                    self.executor.run(todo, job, recorder.write, lambda n: progress.advance(task, n), on_end)
         except KeyboardInterrupt:
             status = "interrupted"
             raise

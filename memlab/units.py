@@ -36,6 +36,8 @@ from memlab.strategies.base import Answer, StepOutput, TurnEvent
 from memlab.tokens import count_tokens
 
 Emit = Callable[[str, BaseModel], None]
+TICK_EVERY = 25
+"""Turns between progress-bar updates (one update per turn was a visible cost on cheap presets)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,14 @@ class Workbench:
         """Per (dataset, conversation, probe): whether the turns up to the probe write its gold. It
         depends on the dataset only, so it is computed once for every strategy (it scans all the
         turns before the probe, which at LoCoMo size is thousands per probe)."""
+        self._events: dict[tuple[str, str], list[TurnEvent]] = {}
+
+    def turn_events(self, dataset: str, conv: Conversation) -> list[TurnEvent]:
+        """The conversation's events, built once for every strategy (they are immutable)."""
+        key = (dataset, conv.id)
+        if key not in self._events:
+            self._events[key] = turn_events(conv)
+        return self._events[key]
 
     def models_manifest(self) -> dict[str, Any]:
         """``default`` (the model of every role not overridden), per-role models, the judge."""
@@ -195,9 +205,10 @@ class UnitPlayer:
         for probe in conv.probes:
             probes_after.setdefault(probe.after_turn, []).append(probe)
         texts: dict[str, str] = {}  # turn id → text, the turns played so far
+        unticked = 0  # turns played but not yet reported to the progress bar (play() reports the rest)
         with calls.call_scope(conversation_id=conv.id):
             self._record_step(strategy.begin_conversation(conv.id), base, None, None, seq, tracker, "conversation_start")
-            for event in turn_events(conv):
+            for event in self.bench.turn_events(base["dataset"], conv):
                 turn = event.turn
                 before = self.sink.snapshot()
                 t0 = time.perf_counter()
@@ -205,17 +216,23 @@ class UnitPlayer:
                     out = strategy.observe(event)
                 latency = time.perf_counter() - t0
                 self._record_step(out, base, turn.id, event.invocation, seq, tracker, "turn")
-                used = self.sink.snapshot() - before
-                self.emit("turns", TurnRecord(
+                n_calls, prompt_tokens, completion_tokens, failed_calls = (
+                    now - then for now, then in zip(self.sink.snapshot(), before))
+                # every value below is already of its field's type: constructed, not validated again
+                # (validating ~20,000 turn records was a visible share of a LoCoMo-sized run's harness)
+                self.emit("turns", TurnRecord.model_construct(
                     **base, turn_id=turn.id, session_id=event.session_id, role=turn.role, invocation=event.invocation,
                     step=event.step, latency_s=round(latency, 5), ops=dict(Counter(op.op.value for op in out.ops)),
-                    calls=used["calls"], prompt_tokens=used["prompt_tokens"], completion_tokens=used["completion_tokens"],
-                    failed_calls=used["failed_calls"], compressions=len(out.compressions), agent_steps=len(out.agent_steps),
+                    calls=n_calls, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                    failed_calls=failed_calls, compressions=len(out.compressions), agent_steps=len(out.agent_steps),
                     working_memory_tokens=out.working_memory_tokens))
                 texts[turn.id] = turn.text
                 for probe in probes_after.get(turn.id, []):
                     self._ask(strategy, probe, event, base, texts, tracker)
-                self._advance(1)
+                unticked += 1
+                if unticked == TICK_EVERY:
+                    self._advance(unticked)
+                    unticked = 0
             self._record_step(strategy.end_conversation(), base, None, None, seq, tracker, "conversation_end")
 
     def _record_step(self, out: StepOutput, base: dict[str, Any], turn_id: str | None, invocation: int | None,
@@ -341,10 +358,11 @@ class _CallSink:
     def __init__(self, emit: Emit, base: dict[str, Any]) -> None:
         self.emit = emit
         self.base = base
-        self.totals = Counter()
+        self.calls = self.prompt_tokens = self.completion_tokens = self.failed_calls = 0
 
-    def snapshot(self) -> Counter:
-        return Counter(self.totals)
+    def snapshot(self) -> tuple[int, int, int, int]:
+        """(calls, prompt tokens, completion tokens, failed calls) so far."""
+        return self.calls, self.prompt_tokens, self.completion_tokens, self.failed_calls
 
     def __call__(self, record: CallRecord) -> None:
         data = record.model_dump(mode="json")
@@ -354,11 +372,13 @@ class _CallSink:
                "probe_id": scope.get("probe_id"), "phase": scope.get("phase", "turn")}
         if row.get("error"):
             row["error"] = redact_text(row["error"])
-        self.emit("calls", CallRow.model_validate(row))
-        self.totals["calls"] += 1
-        self.totals["prompt_tokens"] += record.prompt_tokens
-        self.totals["completion_tokens"] += record.completion_tokens
-        self.totals["failed_calls"] += 0 if record.ok else 1
+        # ``data`` is a validated CallRecord's JSON dump and the scope fields are strings: the row is
+        # built, not validated again (tests/test_records.py keeps CallRow in step with CallRecord)
+        self.emit("calls", CallRow.model_construct(**row))
+        self.calls += 1
+        self.prompt_tokens += record.prompt_tokens
+        self.completion_tokens += record.completion_tokens
+        self.failed_calls += 0 if record.ok else 1
 
 
 def _must_abort(exc: BaseException) -> bool:

@@ -110,6 +110,7 @@ def _init_process(job: UnitJob, parent_pid: int) -> None:
     import signal
     from multiprocessing import util
 
+    from memlab.gc_policy import freeze_heap
     from memlab.strategies.slots import load_plugins
 
     global _process_bench, _process_job
@@ -118,6 +119,7 @@ def _init_process(job: UnitJob, parent_pid: int) -> None:
     threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), daemon=True, name="memlab-orphan-watch").start()
     _process_job = job
     _process_bench = job.workbench(f"p{os.getpid()}")
+    freeze_heap()  # the worker's long-lived heap is built: collections walk only what units allocate
     util.Finalize(None, _close_process, exitpriority=10)  # run at a normal worker exit (pool shutdown)
 
 

@@ -16,6 +16,7 @@ before a probe asked right after the invocation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -43,8 +44,10 @@ class TurnEvent:
     """What the dataset says this turn states: its ``facts`` annotation, else its text when it is
     evidence for some probe. Only the oracle extractors read it (privileged information)."""
 
-    @property
+    @cached_property
     def line(self) -> str:
+        """``[date] speaker: text``, as histories show a turn (built once: events are immutable,
+        and a full history renders every past turn again for every probe)."""
         return f"[{self.timestamp.date().isoformat()}] {self.speaker}: {self.turn.text}"
 
 

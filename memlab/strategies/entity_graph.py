@@ -25,6 +25,7 @@ and returns both sections — the seed's ``=== CONVERSATION MEMORY ===`` and ``=
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Literal
 
@@ -131,13 +132,20 @@ class SummaryEntities(Component):
         return [ContextSection("Conversation memory", [ContextLine(self.summary, list(self.summary_sources), kind="summary")])]
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _turn_order(turn_id: str) -> tuple[int, str]:
+    """Sort key of a turn id (memoised: the summary's sources are re-sorted at every update)."""
     digits = re.sub(r"\D", "", turn_id)
     return (int(digits) if digits else 0, turn_id)
 
 
+@functools.lru_cache(maxsize=4096)
+def _name_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
+
+
 def _names(text: str, name: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
+    return _name_pattern(name).search(text) is not None
 
 
 @component("consolidator", "entity_merge")
