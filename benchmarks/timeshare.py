@@ -74,6 +74,10 @@ class TimeShare:
         self._wrap(attestation, "gold_written", "scoring", module=True)
         self._wrap(matching, "gold_present", "scoring", module=True)
         import memlab.scoring as scoring
+        import memlab.units as units
+
+        # a probe's context_tokens (the token-cost metric's input) is measured at probe time
+        self._wrap(units, "count_tokens", "scoring", module=True)
 
         self._wrap(scoring, "gold_written", "scoring", module=True)
         self._wrap(scoring, "gold_present", "scoring", module=True)

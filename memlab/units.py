@@ -26,16 +26,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from memlab.gc_policy import unit_boundary
 from memlab.datasets.models import Conversation, Dataset, Probe
 from memlab.llm import calls
 from memlab.llm.types import CallRecord
-from memlab.records import (AgentStepRow, CallRow, CompressionRow, EvidenceSurvival, MemoryOpRow, ProbeRecord, TurnRecord,
+from memlab.records import (AgentStepRow, CallRow, CompressionRow, ContextItem, EvidenceSurvival, MemoryOpRow, ProbeRecord, TurnRecord,
                             UnitEvent)
 from memlab.redact import redact, redact_text
 from memlab.strategies.base import Answer, StepOutput, TurnEvent
 from memlab.tokens import count_tokens
 
-Emit = Callable[[str, BaseModel], None]
+Emit = Callable[[str, "BaseModel | dict[str, Any]"], None]
 TICK_EVERY = 25
 """Turns between progress-bar updates (one update per turn was a visible cost on cheap presets)."""
 
@@ -166,6 +167,7 @@ class UnitPlayer:
         """Play ``unit``; returns its end record (status ok or failed). Raises only for faults that
         must stop the whole run (an endpoint that is down, a full disk)."""
         attempt = attempt or uuid.uuid4().hex[:12]
+        unit_boundary()
         ds = self.bench.datasets[unit.dataset]
         base = {"run_id": run_id, "attempt": attempt, "strategy": unit.strategy, "dataset": unit.dataset}
         unit_fields = {**base, "namespace": unit.namespace, "conversation_ids": list(unit.conversation_ids),
@@ -218,14 +220,17 @@ class UnitPlayer:
                 self._record_step(out, base, turn.id, event.invocation, seq, tracker, "turn")
                 n_calls, prompt_tokens, completion_tokens, failed_calls = (
                     now - then for now, then in zip(self.sink.snapshot(), before))
-                # every value below is already of its field's type: constructed, not validated again
-                # (validating ~20,000 turn records was a visible share of a LoCoMo-sized run's harness)
-                self.emit("turns", TurnRecord.model_construct(
-                    **base, turn_id=turn.id, session_id=event.session_id, role=turn.role, invocation=event.invocation,
-                    step=event.step, latency_s=round(latency, 5), ops=dict(Counter(op.op.value for op in out.ops)),
-                    calls=n_calls, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                    failed_calls=failed_calls, compressions=len(out.compressions), agent_steps=len(out.agent_steps),
-                    working_memory_tokens=out.working_memory_tokens))
+                # a TurnRecord's fields in its order, as a plain row: every value is already of its
+                # field's type, and building ~20,000 pydantic objects per LoCoMo-sized conversation
+                # only to serialise them was a visible share of the harness (tests/test_records.py
+                # validates every row a run writes against TurnRecord)
+                self.emit("turns", {
+                    **base, "turn_id": turn.id, "session_id": event.session_id,
+                    "role": turn.role, "invocation": event.invocation, "step": event.step,
+                    "latency_s": round(latency, 5), "ops": dict(Counter(op.op.value for op in out.ops)),
+                    "calls": n_calls, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                    "failed_calls": failed_calls, "compressions": len(out.compressions),
+                    "agent_steps": len(out.agent_steps), "working_memory_tokens": out.working_memory_tokens})
                 texts[turn.id] = turn.text
                 for probe in probes_after.get(turn.id, []):
                     self._ask(strategy, probe, event, base, texts, tracker)
@@ -281,12 +286,25 @@ class UnitPlayer:
             superseded=probe.superseded, forbidden=probe.forbidden, abstain=probe.abstain, evidence=probe.evidence,
             evidence_texts=evidence_texts, asked_at=now.isoformat(),
             gold_written=self._gold_written(base, probe, gold, texts) if gold else None,
-            context=text, context_tokens=count_tokens(text), context_lines=len(ctx.lines), context_items=ctx.items(),
+            context=text, context_tokens=count_tokens(text), context_lines=len(ctx.lines), context_items=self._items(ctx),
             context_source_turn_ids=sorted(sources), answer=result.answer, error=result.error, judge=judge, ragas_llm=ragas_llm,
             retrieval_latency_s=round(ctx.retrieval_latency_s, 6), retrieval_total_s=round(ctx.retrieval_total_s, 6),
             answer_latency_s=round(result.latency_s, 5), agent_steps=len(result.agent_steps),
             survival=tracker.survival(probe, event.invocation, sources, gold),
         ))
+
+    def _items(self, ctx: Any) -> list[ContextItem]:
+        """The context's items, validated once for a run of probes that got the same lines (the
+        same ContextLine objects, which nothing mutates: a full history asked 50 questions at one
+        point). The last context's lines are held, so their ids cannot be reused meanwhile."""
+        lines = [(line, s.title) for s in ctx.sections for line in s.lines]
+        last = getattr(self, "_last_items", None)
+        if last is not None and len(last[0]) == len(lines) and all(
+                a is b and t == u for (a, t), (b, u) in zip(last[0], lines)):
+            return list(last[1])
+        items = [ContextItem(**item) for item in ctx.items()]
+        self._last_items = (lines, items)
+        return list(items)
 
     def _gold_written(self, base: dict[str, Any], probe: Probe, gold: list[list[str]], texts: dict[str, str]) -> bool:
         from memlab.scoring import gold_written
@@ -352,6 +370,10 @@ class SurvivalTracker:
         return out
 
 
+_CALL_ROW_FIELDS = tuple(CallRow.model_fields)
+"""A call row's declared fields come first, in CallRow's order (then the CallRecord's others)."""
+
+
 class _CallSink:
     """Turns the model layer's call records into run records, and keeps running totals."""
 
@@ -373,8 +395,9 @@ class _CallSink:
         if row.get("error"):
             row["error"] = redact_text(row["error"])
         # ``data`` is a validated CallRecord's JSON dump and the scope fields are strings: the row is
-        # built, not validated again (tests/test_records.py keeps CallRow in step with CallRecord)
-        self.emit("calls", CallRow.model_construct(**row))
+        # written as built, not validated again (tests/test_records.py keeps CallRow in step with
+        # CallRecord and validates every row a run writes)
+        self.emit("calls", {**{k: row.pop(k) for k in _CALL_ROW_FIELDS if k in row}, **row})
         self.calls += 1
         self.prompt_tokens += record.prompt_tokens
         self.completion_tokens += record.completion_tokens

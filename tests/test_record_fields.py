@@ -44,3 +44,38 @@ def test_scope_fields_are_not_shadowed_by_the_copied_models():
     scope = set(Record.model_fields)
     assert not scope & set(MemoryEvent.model_fields)
     assert not scope & set(CallRecord.model_fields)
+
+
+def test_every_row_a_run_writes_validates_against_its_record_model(tmp_path):
+    """The unit player writes turn and call rows as plain dicts (building pydantic objects only to
+    serialise them was a visible share of the harness); each must still be a valid record of its
+    stream, with the declared fields first and in the model's order."""
+    import json
+
+    from memlab.config import RunConfig
+    from memlab.recorder import read_jsonl
+    from memlab.records import AgentStepRow, CompressionRow, ProbeRecord, TurnRecord, UnitEvent
+    from memlab.runner import Runner
+
+    convs = [{"id": "c0", "namespace": "c0", "sessions": [{"id": "s1", "timestamp": "2024-01-02T10:00:00", "turns": [
+        {"id": "t1", "role": "user", "text": "I live in Oslo and my cat is called Bo."},
+        {"id": "t2", "role": "assistant", "text": "Noted."},
+        {"id": "t3", "role": "user", "text": "My sister is a nurse in Perth."}]}],
+        "probes": [{"id": "q1", "after_turn": "t3", "question": "Where do I live?", "gold": "Oslo", "evidence": ["t1"],
+                    "category": "single_hop"}]}]
+    ds = tmp_path / "d.json"
+    ds.write_text(json.dumps({"name": "d", "conversations": convs}), encoding="utf-8")
+    cfg = RunConfig.model_validate({"name": "rows", "datasets": [str(ds)], "output_dir": str(tmp_path / "out"),
+                                    "bootstrap": 0, "embedding_cache": None,
+                                    "strategies": [{"name": "fact_rag"}, {"name": "react_mem"}]})
+    run = Runner(cfg, progress=False).run()
+    models = {"turns": TurnRecord, "calls": CallRow, "memory_ops": MemoryOpRow, "probes": ProbeRecord,
+              "units": UnitEvent, "compressions": CompressionRow, "agent_steps": AgentStepRow}
+    seen = set()
+    for stream, model in models.items():
+        for row in read_jsonl(run / f"{stream}.jsonl"):
+            model.model_validate(row)  # raises, naming the field, if a row is not a valid record
+            declared = [k for k in model.model_fields if k in row]
+            assert list(row)[:len(declared)] == declared, f"{stream}: fields out of order: {list(row)}"
+            seen.add(stream)
+    assert {"turns", "calls", "probes", "units"} <= seen

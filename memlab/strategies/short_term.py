@@ -46,7 +46,12 @@ class FullHistory(ShortTerm):
     """Every message of the conversation so far."""
 
     def context_sections(self, query, state) -> list[ContextSection]:
-        return [ContextSection("Conversation history", _lines(self.buffer))]
+        # the history only grows: render the new messages, reuse the lines of the others (every
+        # probe asked at one point got a fresh copy of all ~2,000 lines of a LoCoMo conversation)
+        if getattr(self, "_rendered_for", None) is not self.buffer:
+            self._rendered_for, self._rendered = self.buffer, []
+        self._rendered += _lines(self.buffer[len(self._rendered):])
+        return [ContextSection("Conversation history", list(self._rendered))]
 
 
 @component("short_term", "recent_window")
