@@ -39,6 +39,9 @@ class TimeShare:
     def __init__(self) -> None:
         self.wall: Counter[tuple[str, str]] = Counter()
         self.cpu: Counter[tuple[str, str]] = Counter()
+        self.top_calls: Counter[str] = Counter()
+        """Per strategy: timed calls made straight from harness code (the unit player, a strategy's
+        own logic). The timing around each of those is itself counted as harness."""
         self._local = threading.local()
         self._patched: list[tuple[Any, str, Any]] = []
 
@@ -96,7 +99,7 @@ class TimeShare:
         fn = getattr(owner, name)
 
         local = self._local
-        wall_totals, cpu_totals = self.wall, self.cpu
+        wall_totals, cpu_totals, top_calls = self.wall, self.cpu, self.top_calls
         perf_counter, process_time = time.perf_counter, time.process_time
 
         @functools.wraps(fn)
@@ -106,6 +109,8 @@ class TimeShare:
                 stack = local.stack = []
                 local.strategy = "-"
             frame = [0.0, 0.0]
+            if len(stack) == 1 and category != UNIT:
+                top_calls[local.strategy] += 1
             stack.append(frame)
             if category == UNIT:
                 outer_strategy, local.strategy = local.strategy, args[1].strategy
@@ -131,6 +136,35 @@ class TimeShare:
 
         setattr(owner, name, timed)
         self._patched.append((owner, name, fn if own else None))
+
+    @staticmethod
+    def overhead_per_call(n: int = 200_000) -> dict[str, float]:
+        """Seconds (wall, cpu) the timing wrapper adds to one call, measured on a no-op method
+        called ``n`` times with and without it, as if straight from a unit's harness code."""
+
+        class Probe:
+            def noop(self) -> None:
+                return None
+
+        bare = Probe().noop
+        share = TimeShare()
+        share._wrap(Probe, "noop", "model")
+        share._local.stack, share._local.strategy = [[0.0, 0.0]], "calibration"
+        timed = Probe().noop
+        out = {}
+        for clock, now in (("wall", time.perf_counter), ("cpu", time.process_time)):
+            best = float("inf")
+            for _ in range(3):
+                t0 = now()
+                for _ in range(n):
+                    bare()
+                t1 = now()
+                for _ in range(n):
+                    timed()
+                t2 = now()
+                best = min(best, ((t2 - t1) - (t1 - t0)) / n)
+            out[clock] = max(best, 0.0)
+        return out
 
     def of(self, strategy: str, clock: str = "wall") -> dict[str, float]:
         """Seconds per category, plus ``unit`` (the strategy's units in all) and ``harness`` (the rest)."""

@@ -99,3 +99,17 @@ def test_union_merge_keeps_relationships_the_new_node_omits():
     merged = _union(old, new)
     assert merged["description"] == "y" and merged["properties"] == {"p": 1, "q": 2}
     assert {r["targetId"] for r in merged["relationships"]} == {"b", "c"}
+
+
+def test_summary_sources_merge_equals_a_full_sort():
+    """The incremental merge of a summary's source turns gives what re-sorting the union did."""
+    import random
+
+    from memlab.strategies.entity_graph import _merge_sorted, _turn_order
+
+    rng = random.Random(0)
+    for _ in range(500):
+        ids = [f"s{rng.randint(0, 30):03d}-{rng.randint(1, 9)}" for _ in range(rng.randint(0, 30))]
+        sources = sorted(set(ids[: len(ids) // 2]), key=_turn_order)
+        new = ids[len(ids) // 2:]
+        assert _merge_sorted(sources, new) == sorted(set(sources) | set(new), key=_turn_order)

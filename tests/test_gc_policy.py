@@ -1,0 +1,44 @@
+"""memlab.gc_policy: the collector is quieted only while a run plays its units, then restored."""
+
+from __future__ import annotations
+
+import gc
+
+from memlab import gc_policy
+
+
+def test_quiet_gc_freezes_and_restores_the_collector():
+    before = gc.get_threshold()
+    garbage_holder = [object() for _ in range(100)]  # alive before: frozen inside the block
+    with gc_policy.quiet_gc():
+        assert gc.get_freeze_count() > 0
+        assert gc.get_threshold()[0] == gc_policy.YOUNG_THRESHOLD
+        assert gc.get_threshold()[2] == gc_policy.OLD_THRESHOLD
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0, "objects frozen by the run are collectable again afterwards"
+    del garbage_holder
+
+
+def test_unit_boundary_does_nothing_outside_a_run():
+    gc.unfreeze()
+    gc_policy.unit_boundary()
+    assert gc.get_freeze_count() == 0
+
+
+def test_unit_boundary_collects_cycles_and_freezes_survivors_inside_a_run():
+    import weakref
+
+    class Node:
+        pass
+
+    with gc_policy.quiet_gc():
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # a cycle: only the collector frees it
+        dead = weakref.ref(a)
+        del a, b
+        kept = [Node() for _ in range(10)]
+        frozen_before = gc.get_freeze_count()
+        gc_policy.unit_boundary()
+        assert dead() is None, "the last unit's cyclic garbage was collected"
+        assert gc.get_freeze_count() > frozen_before, "what survived is frozen"
+    del kept
