@@ -26,11 +26,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from memlab.gc_policy import unit_boundary
 from memlab.datasets.models import Conversation, Dataset, Probe
+from memlab.gc_policy import unit_boundary
 from memlab.llm import calls
 from memlab.llm.types import CallRecord
-from memlab.records import (AgentStepRow, CallRow, CompressionRow, ContextItem, EvidenceSurvival, MemoryOpRow, ProbeRecord, TurnRecord,
+from memlab.records import (AgentStepRow, CallRow, CompressionRow, ContextItem, EvidenceSurvival, MemoryOpRow, ProbeRecord,
                             UnitEvent)
 from memlab.redact import redact, redact_text
 from memlab.strategies.base import Answer, StepOutput, TurnEvent
@@ -222,7 +222,7 @@ class UnitPlayer:
                     now - then for now, then in zip(self.sink.snapshot(), before))
                 # a TurnRecord's fields in its order, as a plain row: every value is already of its
                 # field's type, and building ~20,000 pydantic objects per LoCoMo-sized conversation
-                # only to serialise them was a visible share of the harness (tests/test_records.py
+                # only to serialise them was a visible share of the harness (tests/test_record_fields.py
                 # validates every row a run writes against TurnRecord)
                 self.emit("turns", {
                     **base, "turn_id": turn.id, "session_id": event.session_id,
@@ -395,7 +395,7 @@ class _CallSink:
         if row.get("error"):
             row["error"] = redact_text(row["error"])
         # ``data`` is a validated CallRecord's JSON dump and the scope fields are strings: the row is
-        # written as built, not validated again (tests/test_records.py keeps CallRow in step with
+        # written as built, not validated again (tests/test_record_fields.py keeps CallRow in step with
         # CallRecord and validates every row a run writes)
         self.emit("calls", {**{k: row.pop(k) for k in _CALL_ROW_FIELDS if k in row}, **row})
         self.calls += 1
