@@ -156,11 +156,6 @@ class RunRecorder:
         for stream in sorted(self._pending):
             self._flush(stream)
 
-    def flush(self) -> None:
-        """Write every buffered line now (without fsync)."""
-        with self._lock:
-            self._flush_pending()
-
     def write_many(self, records: list[tuple[str, dict[str, Any] | BaseModel]]) -> None:
         for stream, record in records:
             self.write(stream, record)

@@ -162,6 +162,8 @@ class UnitPlayer:
         self.bench = bench
         self.emit = emit
         self.tick = tick or (lambda n: None)
+        self._last_items: tuple[list[tuple[Any, str]], list[ContextItem]] = ([], [])
+        """The last probe's context lines (with section titles) and their validated items."""
 
     def play(self, unit: Unit, *, run_id: str, attempt: str | None = None) -> UnitEvent:
         """Play ``unit``; returns its end record (status ok or failed). Raises only for faults that
@@ -298,10 +300,10 @@ class UnitPlayer:
         same ContextLine objects, which nothing mutates: a full history asked 50 questions at one
         point). The last context's lines are held, so their ids cannot be reused meanwhile."""
         lines = [(line, s.title) for s in ctx.sections for line in s.lines]
-        last = getattr(self, "_last_items", None)
-        if last is not None and len(last[0]) == len(lines) and all(
-                a is b and t == u for (a, t), (b, u) in zip(last[0], lines)):
-            return list(last[1])
+        last_lines, last_items = self._last_items
+        if lines and len(last_lines) == len(lines) and all(
+                a is b and t == u for (a, t), (b, u) in zip(last_lines, lines)):
+            return list(last_items)
         items = [ContextItem(**item) for item in ctx.items()]
         self._last_items = (lines, items)
         return list(items)

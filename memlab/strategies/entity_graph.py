@@ -148,7 +148,7 @@ def _merge_sorted(sources: list[str], new: list[str]) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _turn_order(turn_id: str) -> tuple[int, str]:
-    """Sort key of a turn id (memoised: the summary's sources are re-sorted at every update)."""
+    """Sort key of a turn id (memoised: every update of the summary's sources compares keys)."""
     digits = re.sub(r"\D", "", turn_id)
     return (int(digits) if digits else 0, turn_id)
 

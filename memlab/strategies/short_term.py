@@ -45,11 +45,13 @@ def _lines(events: list[TurnEvent]) -> list[ContextLine]:
 class FullHistory(ShortTerm):
     """Every message of the conversation so far."""
 
+    def begin_conversation(self, state) -> None:
+        super().begin_conversation(state)
+        self._rendered: list[ContextLine] = []  # the lines of buffer[:len(_rendered)]
+
     def context_sections(self, query, state) -> list[ContextSection]:
         # the history only grows: render the new messages, reuse the lines of the others (every
         # probe asked at one point got a fresh copy of all ~2,000 lines of a LoCoMo conversation)
-        if getattr(self, "_rendered_for", None) is not self.buffer:
-            self._rendered_for, self._rendered = self.buffer, []
         self._rendered += _lines(self.buffer[len(self._rendered):])
         return [ContextSection("Conversation history", list(self._rendered))]
 
