@@ -32,6 +32,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import orjson
 from pydantic import BaseModel
 
 from memlab.records import STREAMS
@@ -42,16 +43,41 @@ FLUSH_BYTES = 4 << 20
 """A stream's buffered lines are written once they pass this size, durability point or not."""
 
 
+_ORJSON_OPTIONS = (orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE | orjson.OPT_PASSTHROUGH_DATETIME
+                   | orjson.OPT_PASSTHROUGH_DATACLASS)
+"""Datetimes and dataclasses are passed to :func:`_default` like the standard encoder's ``default=str``."""
+
+
+def _default(value: Any) -> Any:
+    """What the standard encoder does with a value orjson does not take natively: a float or int
+    subclass (a numpy scalar) as its number, anything else as ``str``."""
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, int):
+        return int(value)
+    return str(value)
+
+
 def dumps_line(record: dict[str, Any] | BaseModel) -> bytes:
-    """One JSON line that no reader can split: JSON escapes \\n; Unicode line separators are escaped too."""
+    """One JSON line that no reader can split: JSON escapes \\n; Unicode line separators are escaped too.
+
+    Plain rows (turns, calls: tens of thousands per LoCoMo-sized run) go through orjson, ~8x
+    faster than the standard encoder; the line loads to the same values (floats are written in
+    their shortest round-trip form, as pydantic's encoder writes them). A value orjson cannot
+    encode (an integer beyond 64 bits) falls back to the standard encoder."""
     if isinstance(record, BaseModel):
-        text = record.model_dump_json()
+        data = record.model_dump_json().encode("utf-8") + b"\n"
     else:
-        text = json.dumps(record, ensure_ascii=False, default=str)
-    for raw, escaped in _SEPARATORS.items():
-        if raw in text:
+        try:
+            data = orjson.dumps(record, default=_default, option=_ORJSON_OPTIONS)
+        except (TypeError, orjson.JSONEncodeError):
+            data = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+    if b"\xe2\x80\xa8" in data or b"\xe2\x80\xa9" in data or b"\xc2\x85" in data:  # U+2028, U+2029, U+0085
+        text = data.decode("utf-8")
+        for raw, escaped in _SEPARATORS.items():
             text = text.replace(raw, escaped)
-    return (text + "\n").encode("utf-8")
+        data = text.encode("utf-8")
+    return data
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -192,12 +218,22 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
         if not text.strip():
             continue
         try:
-            out.append(json.loads(text))
+            out.append(_loads(text))
         except json.JSONDecodeError as exc:
             if torn and n == len(lines):
                 continue  # torn last write from an interrupted run
             raise ValueError(f"{path}:{n}: corrupt record ({exc.msg})") from None
     return out
+
+
+def _loads(text: str) -> Any:
+    """orjson first (the metrics loader reads every row of a run); the standard decoder for what
+    orjson refuses but JSON-as-Python-writes-it allows (NaN, integers beyond 64 bits), and for
+    the error message of a line that is corrupt."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 def write_json_atomic(path: str | Path, data: Any) -> None:

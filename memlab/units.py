@@ -30,8 +30,7 @@ from memlab.datasets.models import Conversation, Dataset, Probe
 from memlab.gc_policy import unit_boundary
 from memlab.llm import calls
 from memlab.llm.types import CallRecord
-from memlab.records import (AgentStepRow, CallRow, CompressionRow, ContextItem, EvidenceSurvival, MemoryOpRow, ProbeRecord,
-                            UnitEvent)
+from memlab.records import AgentStepRow, CallRow, CompressionRow, EvidenceSurvival, UnitEvent
 from memlab.redact import redact, redact_text
 from memlab.strategies.base import Answer, StepOutput, TurnEvent
 from memlab.tokens import count_tokens
@@ -162,8 +161,8 @@ class UnitPlayer:
         self.bench = bench
         self.emit = emit
         self.tick = tick or (lambda n: None)
-        self._last_items: tuple[list[tuple[Any, str]], list[ContextItem]] = ([], [])
-        """The last probe's context lines (with section titles) and their validated items."""
+        self._last_items: tuple[list[tuple[Any, str]], list[dict[str, Any]]] = ([], [])
+        """The last probe's context lines (with section titles) and their items."""
 
     def play(self, unit: Unit, *, run_id: str, attempt: str | None = None) -> UnitEvent:
         """Play ``unit``; returns its end record (status ok or failed). Raises only for faults that
@@ -214,14 +213,14 @@ class UnitPlayer:
             self._record_step(strategy.begin_conversation(conv.id), base, None, None, seq, tracker, "conversation_start")
             for event in self.bench.turn_events(base["dataset"], conv):
                 turn = event.turn
-                before = self.sink.snapshot()
+                sink = self.sink
+                calls0, prompt0, completion0, failed0 = sink.calls, sink.prompt_tokens, sink.completion_tokens, sink.failed_calls
                 t0 = time.perf_counter()
                 with calls.call_scope(turn_id=turn.id, phase="turn"):
                     out = strategy.observe(event)
                 latency = time.perf_counter() - t0
-                self._record_step(out, base, turn.id, event.invocation, seq, tracker, "turn")
-                n_calls, prompt_tokens, completion_tokens, failed_calls = (
-                    now - then for now, then in zip(self.sink.snapshot(), before))
+                if out.ops or out.compressions or out.agent_steps:
+                    self._record_step(out, base, turn.id, event.invocation, seq, tracker, "turn")
                 # a TurnRecord's fields in its order, as a plain row: every value is already of its
                 # field's type, and building ~20,000 pydantic objects per LoCoMo-sized conversation
                 # only to serialise them was a visible share of the harness (tests/test_record_fields.py
@@ -229,9 +228,10 @@ class UnitPlayer:
                 self.emit("turns", {
                     **base, "turn_id": turn.id, "session_id": event.session_id,
                     "role": turn.role, "invocation": event.invocation, "step": event.step,
-                    "latency_s": round(latency, 5), "ops": dict(Counter(op.op.value for op in out.ops)),
-                    "calls": n_calls, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                    "failed_calls": failed_calls, "compressions": len(out.compressions),
+                    "latency_s": round(latency, 5), "ops": _op_counts(out.ops) if out.ops else {},
+                    "calls": sink.calls - calls0, "prompt_tokens": sink.prompt_tokens - prompt0,
+                    "completion_tokens": sink.completion_tokens - completion0,
+                    "failed_calls": sink.failed_calls - failed0, "compressions": len(out.compressions),
                     "agent_steps": len(out.agent_steps), "working_memory_tokens": out.working_memory_tokens})
                 texts[turn.id] = turn.text
                 for probe in probes_after.get(turn.id, []):
@@ -246,7 +246,9 @@ class UnitPlayer:
                      seq: Counter, tracker: SurvivalTracker, phase: str) -> None:
         for op in out.ops:
             seq["op"] += 1
-            self.emit("memory_ops", MemoryOpRow(**base, seq=seq["op"], phase=phase, turn_id=turn_id, **op.record()))
+            # a MemoryOpRow's fields in its order (MemoryEvent's fields are its tail, in the same
+            # order), as a plain row like the turn rows (tests/test_record_fields.py validates it)
+            self.emit("memory_ops", {**base, "seq": seq["op"], "phase": phase, "turn_id": turn_id, **op.record()})
         for comp in out.compressions:
             self.emit("compressions", CompressionRow(**base, turn_id=turn_id, invocation=invocation, **comp.record()))
             tracker.add(comp, invocation)
@@ -282,31 +284,38 @@ class UnitPlayer:
         for step in result.agent_steps:
             self.emit("agent_steps", AgentStepRow(**base, probe_id=probe.id, **step.record()))
         sources = ctx.source_turn_ids()
-        self.emit("probes", ProbeRecord(
-            **base, probe_id=probe.id, after_turn=probe.after_turn, category=probe.category.value,
-            original_category=probe.original_category, question=probe.question, gold=gold, gold_match=probe.gold_match,
-            superseded=probe.superseded, forbidden=probe.forbidden, abstain=probe.abstain, evidence=probe.evidence,
-            evidence_texts=evidence_texts, asked_at=now.isoformat(),
-            gold_written=self._gold_written(base, probe, gold, texts) if gold else None,
-            context=text, context_tokens=count_tokens(text), context_lines=len(ctx.lines), context_items=self._items(ctx),
-            context_source_turn_ids=sorted(sources), answer=result.answer, error=result.error, judge=judge, ragas_llm=ragas_llm,
-            retrieval_latency_s=round(ctx.retrieval_latency_s, 6), retrieval_total_s=round(ctx.retrieval_total_s, 6),
-            answer_latency_s=round(result.latency_s, 5), agent_steps=len(result.agent_steps),
-            survival=tracker.survival(probe, event.invocation, sources, gold),
-        ))
+        # a ProbeRecord's fields in its order, as a plain row (like turn rows): a full-history
+        # context holds ~1,900 items, and validating and serialising them through pydantic for
+        # each of 50 probes was the largest per-probe cost (tests/test_record_fields.py validates
+        # every row a run writes against ProbeRecord)
+        self.emit("probes", {
+            **base, "probe_id": probe.id, "after_turn": probe.after_turn, "category": probe.category.value,
+            "original_category": probe.original_category, "question": probe.question, "gold": gold,
+            "gold_match": probe.gold_match, "superseded": list(probe.superseded), "forbidden": list(probe.forbidden),
+            "abstain": probe.abstain, "evidence": list(probe.evidence), "evidence_texts": evidence_texts,
+            "asked_at": now.isoformat(),
+            "gold_written": self._gold_written(base, probe, gold, texts) if gold else None,
+            "context": text, "context_tokens": count_tokens(text), "context_lines": sum(len(sec.lines) for sec in ctx.sections),
+            "context_items": self._items(ctx), "context_source_turn_ids": sorted(sources), "answer": result.answer,
+            "error": result.error, "judge": judge, "ragas_llm": ragas_llm,
+            "retrieval_latency_s": round(ctx.retrieval_latency_s, 6), "retrieval_total_s": round(ctx.retrieval_total_s, 6),
+            "answer_latency_s": round(result.latency_s, 5), "agent_steps": len(result.agent_steps),
+            "survival": [s.model_dump() for s in tracker.survival(probe, event.invocation, sources, gold)],
+        })
 
-    def _items(self, ctx: Any) -> list[ContextItem]:
-        """The context's items, validated once for a run of probes that got the same lines (the
-        same ContextLine objects, which nothing mutates: a full history asked 50 questions at one
-        point). The last context's lines are held, so their ids cannot be reused meanwhile."""
+    def _items(self, ctx: Any) -> list[dict[str, Any]]:
+        """The context's items (ContextItem rows), built once for a run of probes that got the same
+        lines (the same ContextLine objects, which nothing mutates: a full history asked 50
+        questions at one point). The last context's lines are held, so their ids cannot be reused
+        meanwhile."""
         lines = [(line, s.title) for s in ctx.sections for line in s.lines]
         last_lines, last_items = self._last_items
         if lines and len(last_lines) == len(lines) and all(
                 a is b and t == u for (a, t), (b, u) in zip(last_lines, lines)):
-            return list(last_items)
-        items = [ContextItem(**item) for item in ctx.items()]
+            return last_items
+        items = ctx.items()
         self._last_items = (lines, items)
-        return list(items)
+        return items
 
     def _gold_written(self, base: dict[str, Any], probe: Probe, gold: list[list[str]], texts: dict[str, str]) -> bool:
         from memlab.scoring import gold_written
@@ -315,6 +324,15 @@ class UnitPlayer:
         if key not in self.bench.gold_written:
             self.bench.gold_written[key] = gold_written(gold, probe.gold_match, list(texts.values()))
         return self.bench.gold_written[key]
+
+
+def _op_counts(ops: list[Any]) -> dict[str, int]:
+    """``{"ADD": 2, "NOOP": 1}`` in first-seen order, as ``dict(Counter(...))`` gave it."""
+    counts: dict[str, int] = {}
+    for op in ops:
+        name = op.op.value
+        counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def turn_events(conv: Conversation) -> list[TurnEvent]:

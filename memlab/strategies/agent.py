@@ -26,6 +26,8 @@ import functools
 import json
 from typing import Any
 
+import orjson
+
 from pydantic import Field, field_validator
 
 from memlab.strategies.base import AgentStep, ContextLine, ContextSection, TurnEvent
@@ -191,7 +193,9 @@ class ReactAgent(Component):
 def _dspy_tool(tool: MemoryTool) -> Any:
     """A memory tool as a ``dspy.Tool`` (schema only: memlab executes the calls itself, so every
     call is recorded and writes go through the strategy's components)."""
-    return _dspy_tool_for_schema(json.dumps(tool.schema()))  # key order kept: it is the prompt's order
+    # the schema's JSON is the cache key (key order kept: it is the prompt's order); orjson makes
+    # it ~5x cheaper than json.dumps, which was most of this function's cost (per tool, per round)
+    return _dspy_tool_for_schema(orjson.dumps(tool.schema()).decode())
 
 
 @functools.lru_cache(maxsize=256)

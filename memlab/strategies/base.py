@@ -78,13 +78,23 @@ class MemoryContext:
     """Whole context assembly, including embedding the question (cached after its first use, so
     it depends on which strategy asked first) and reranking."""
 
+    _text: tuple[tuple[int, ...], str] | None = field(default=None, init=False, repr=False, compare=False)
+
     @property
     def text(self) -> str:
+        """The context as the answerer sees it. Rendered once and kept while the sections hold the
+        same number of lines (the answerer and the probe record both read it; a full history is
+        ~1,900 lines); a context is filled by its strategy before it is read, never edited after."""
+        shape = tuple(len(s.lines) for s in self.sections)
+        if self._text is not None and self._text[0] == shape:
+            return self._text[1]
         parts = []
         for s in self.sections:
             if s.lines:
                 parts.append(f"## {s.title}\n" + "\n".join(line.text for line in s.lines))
-        return "\n\n".join(parts)
+        text = "\n\n".join(parts)
+        self._text = (shape, text)
+        return text
 
     @property
     def lines(self) -> list[ContextLine]:

@@ -29,6 +29,7 @@ import functools
 import re
 from typing import Any, Literal
 
+import orjson
 from pydantic import Field
 
 from memlab.memory.item import MemoryEvent, MemoryItem, Op, ScoredItem
@@ -60,10 +61,31 @@ def node_text(node: dict[str, Any], names: dict[str, str] | None = None) -> str:
     return text + (f" [{props}]" if props else "") + (f" — {rels}" if rels else "")
 
 
+_NODE_TYPES = frozenset(EntityNode.model_fields["type"].annotation.__args__)
+_NODES: dict[bytes, EntityNode] = {}
+"""Validated nodes by their JSON: every update sends the whole graph to the role, so the same
+stored nodes were validated again at every update (quadratic in a conversation's length)."""
+_NODES_MAX = 1 << 16
+
+
 def _node(raw: dict[str, Any]) -> EntityNode:
-    """A stored node as the role's input type (an unknown type becomes 'other', as the seed's enum allows)."""
+    """A stored node as the role's input type (an unknown type becomes 'other', as the seed's enum
+    allows). Memoised by the node's JSON; the role only reads its inputs."""
+    try:
+        key = orjson.dumps(raw)
+    except TypeError:  # not plain JSON data: validate without memoising
+        return _validate_node(raw)
+    node = _NODES.get(key)
+    if node is None:
+        if len(_NODES) >= _NODES_MAX:
+            _NODES.clear()
+        node = _NODES[key] = _validate_node(raw)
+    return node
+
+
+def _validate_node(raw: dict[str, Any]) -> EntityNode:
     fixed = dict(raw)
-    if fixed.get("type") not in EntityNode.model_fields["type"].annotation.__args__:
+    if fixed.get("type") not in _NODE_TYPES:
         fixed["type"] = "other"
     return EntityNode.model_validate(fixed)
 
