@@ -9,8 +9,9 @@ the offline stand-in) with a cold embedding cache:
 
 1. serially, profiled (``benchmarks/timeshare.py``): per strategy, its units' time and the split
    into model calls (the offline model's compute), DSPy roles (prompt formatting, parsing),
-   embeddings, store calls, probe-time scoring and the rest — harness overhead (unit player,
-   strategies' own logic, records, runner start-up and finalize) — by CPU time (what the run's
+   embeddings, store calls, the strategies' own logic (``logic``: their components and
+   composition), probe-time scoring and the rest — harness overhead (unit player, records,
+   runner start-up and finalize) — by CPU time (what the run's
    code cost, which holds on a loaded machine) and by wall time; load averages are printed;
 2. with the process executor (``--workers``, default 2), wall time only;
 
@@ -112,7 +113,7 @@ def run(dataset: Path, work: Path, name: str, executor: dict, strategies: list[s
             "scoring_wall": time.perf_counter() - t1, "scoring_cpu": time.process_time() - c1}
 
 
-COLUMNS = ("model", "roles", "embedding", "store", "scoring", "harness")
+COLUMNS = ("model", "roles", "embedding", "store", "logic", "scoring", "harness")
 
 
 def print_shares(res: dict, strategies: list[str], clock: str) -> float:
@@ -139,6 +140,8 @@ def print_shares(res: dict, strategies: list[str], clock: str) -> float:
           + f"{100 * harness / total:>9.1f}%" + f"{100 * tot['records'] / total:>10.1f}%")
     print(f"{'':<12}harness overhead ({clock}): {100 * harness / total:.1f}% "
           f"({harness:.1f} s; {outside:.1f} s of it outside units: imports, workbench, manifest, finalize)")
+    print(f"{'':<12}harness + the strategies' own logic: {100 * (harness + tot['logic']) / total:.1f}% "
+          f"(everything but model, roles, embedding, store and scoring calls)")
     # the profiler's own timing around calls made straight from harness code is counted as harness
     per_call = res["overhead_per_call"][clock]
     n_top = sum(share.top_calls[s] for s in strategies)

@@ -1,12 +1,12 @@
 """Where a run's time goes: exclusive wall *and CPU* time in model calls, DSPy roles, embeddings,
-store calls and probe-time scoring.
+store calls, the strategies' own logic and probe-time scoring.
 
 Shared by the benchmarks. :class:`TimeShare` patches the classes that do the work so each call
 adds its *exclusive* time (its own time minus the time of wrapped calls inside it) to a
 (strategy, category) total — a role call that calls the model that calls the embedder counts
 each part once. It also times every unit as a whole (:meth:`UnitPlayer.play`); what no category
-claims inside a unit is **harness overhead**: the unit player, strategies' own logic, records,
-token counting of contexts. Only works in the process it is installed in (serial runs), which is
+claims inside a unit is **harness overhead**: the unit player (replaying turns, asking probes),
+records, token counting of contexts. Only works in the process it is installed in (serial runs), which is
 why the benchmarks profile serially and time executors by wall clock.
 
 CPU time (``time.process_time``: this process, every thread) is measured beside wall time
@@ -22,9 +22,16 @@ import time
 from collections import Counter
 from typing import Any
 
-CATEGORIES = ("model", "roles", "embedding", "store", "scoring")
+CATEGORIES = ("model", "roles", "embedding", "store", "logic", "scoring")
 """What is not harness: the offline model's compute, DSPy prompt formatting and parsing, the
-embedder, store calls, and the scoring primitives the unit player calls at probe time."""
+embedder, store calls, the strategy's own logic, and the scoring primitives the unit player
+calls at probe time.
+
+``logic`` is the system under test's own compute outside those calls — its components
+(extraction rules, consolidation, reranking, an agent's loop, rendering its context) and their
+composition (:class:`~memlab.strategies.composed.ComposedStrategy`): work the memory design
+does in production too. **Harness** is what memlab adds to evaluate it: replaying turns, asking
+probes, records, token accounting of contexts, run start-up and finalize."""
 
 RECORDS = "records"
 """Harness time spelled out: turning records into JSON lines and writing them (part of harness)."""
@@ -56,9 +63,14 @@ class TimeShare:
         from memlab.roles.program import Role
         from memlab.scoring import attestation, matching
         from memlab.recorder import RunRecorder
+        from memlab.strategies.composed import ComposedStrategy
         from memlab.units import UnitPlayer, _CallSink
 
         self._wrap(UnitPlayer, "play", UNIT)
+        # the strategy's entry points as the unit player calls them (building it included); what
+        # they spend in roles, the model, embeddings, stores and records is subtracted as usual
+        for name in ("__init__", "begin_unit", "begin_conversation", "observe", "end_conversation", "answer"):
+            self._wrap(ComposedStrategy, name, "logic")
         self._wrap(Role, "__call__", "roles")  # dspy.Module.__call__: callbacks and settings around forward
         self._wrap(_CallSink, "__call__", RECORDS)
         self._wrap(RunRecorder, "write", RECORDS)

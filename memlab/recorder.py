@@ -72,7 +72,10 @@ def dumps_line(record: dict[str, Any] | BaseModel) -> bytes:
             data = orjson.dumps(record, default=_default, option=_ORJSON_OPTIONS)
         except (TypeError, orjson.JSONEncodeError):
             data = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
-    if b"\xe2\x80\xa8" in data or b"\xe2\x80\xa9" in data or b"\xc2\x85" in data:  # U+2028, U+2029, U+0085
+    # U+2028, U+2029 and U+0085 end in these bytes in UTF-8; a memchr for each is ~100x faster
+    # than searching for the sequences (a probe row holding a whole history is ~300 KB)
+    if (b"\xa8" in data or b"\xa9" in data or b"\x85" in data) and (
+            b"\xe2\x80\xa8" in data or b"\xe2\x80\xa9" in data or b"\xc2\x85" in data):
         text = data.decode("utf-8")
         for raw, escaped in _SEPARATORS.items():
             text = text.replace(raw, escaped)

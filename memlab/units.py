@@ -392,6 +392,9 @@ class SurvivalTracker:
 
 _CALL_ROW_FIELDS = tuple(CallRow.model_fields)
 """A call row's declared fields come first, in CallRow's order (then the CallRecord's others)."""
+_CALL_SCOPE_FIELDS = ("conversation_id", "turn_id", "probe_id")
+"""Taken from the call's scope (None outside one); ``phase`` too (``turn`` outside one)."""
+_CALL_RECORD_REST = tuple(k for k in CallRecord.model_fields if k not in CallRow.model_fields)
 
 
 class _CallSink:
@@ -409,15 +412,28 @@ class _CallSink:
     def __call__(self, record: CallRecord) -> None:
         data = record.model_dump(mode="json")
         scope = data.get("scope") or {}
-        row = {**{k: scope.get(k, v) for k, v in self.base.items()}, **data,
-               "conversation_id": scope.get("conversation_id"), "turn_id": scope.get("turn_id"),
-               "probe_id": scope.get("probe_id"), "phase": scope.get("phase", "turn")}
+        base = self.base
+        # CallRow's fields in its order, then the rest of the CallRecord's in its order: the unit's
+        # fields (run, attempt, strategy, dataset) as the call's scope has them, the conversation,
+        # turn, probe and phase from the scope, the call's own fields from the record. ``data`` is a
+        # validated CallRecord's JSON dump and the scope fields are strings: the row is written as
+        # built, not validated again (tests/test_record_fields.py keeps CallRow in step with
+        # CallRecord and validates every row a run writes)
+        row: dict[str, Any] = {}
+        for k in _CALL_ROW_FIELDS:
+            if k in base:
+                row[k] = scope.get(k, base[k])
+            elif k in _CALL_SCOPE_FIELDS:
+                row[k] = scope.get(k)
+            elif k == "phase":
+                row[k] = scope.get("phase", "turn")
+            elif k in data:
+                row[k] = data[k]
+        for k in _CALL_RECORD_REST:
+            row[k] = data[k]
         if row.get("error"):
             row["error"] = redact_text(row["error"])
-        # ``data`` is a validated CallRecord's JSON dump and the scope fields are strings: the row is
-        # written as built, not validated again (tests/test_record_fields.py keeps CallRow in step with
-        # CallRecord and validates every row a run writes)
-        self.emit("calls", {**{k: row.pop(k) for k in _CALL_ROW_FIELDS if k in row}, **row})
+        self.emit("calls", row)
         self.calls += 1
         self.prompt_tokens += record.prompt_tokens
         self.completion_tokens += record.completion_tokens

@@ -66,4 +66,12 @@ class MemoryEvent(BaseModel):
     store: str = ""
 
     def record(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+        """The event as a JSON-ready dict in field order (``model_dump(mode="json")``'s result,
+        built directly: every memory operation of a run goes through here)."""
+        out = {name: getattr(self, name) for name in _EVENT_FIELDS}
+        out["op"] = self.op.value
+        out["source_turn_ids"] = list(self.source_turn_ids)
+        return out
+
+
+_EVENT_FIELDS = tuple(MemoryEvent.model_fields)

@@ -79,6 +79,7 @@ class MemoryContext:
     it depends on which strategy asked first) and reranking."""
 
     _text: tuple[tuple[int, ...], str] | None = field(default=None, init=False, repr=False, compare=False)
+    _sources: tuple[tuple[int, ...], frozenset[str]] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def text(self) -> str:
@@ -116,7 +117,11 @@ class MemoryContext:
                 for s in self.sections for line in s.lines]
 
     def source_turn_ids(self) -> set[str]:
-        return {t for line in self.lines for t in line.source_turn_ids}
+        """Every turn the context's lines derive from (a fresh set; computed once, like :attr:`text`)."""
+        shape = tuple(len(s.lines) for s in self.sections)
+        if self._sources is None or self._sources[0] != shape:
+            self._sources = (shape, frozenset(t for s in self.sections for line in s.lines for t in line.source_turn_ids))
+        return set(self._sources[1])
 
 
 @dataclass

@@ -237,6 +237,11 @@ class ComposedStrategy:
         self.store = env.make_store(resolved[STORE_SLOT]) if resolved.get(STORE_SLOT) else None
         self.state = StrategyState(env=env, store=self.store, assemble_context=self.context, tools=self.tools)
         self.agent = next((c for c in self.parts if c.slot == "agent"), None)
+        # the components that take part in each turn: most implement only some hooks, and calling
+        # every inherited no-op for every turn of a LoCoMo-sized conversation was a visible cost
+        self._on_turn = [c for c in self.parts if type(c).on_turn is not Component.on_turn]
+        self._on_invocation_end = [c for c in self.parts if type(c).on_invocation_end is not Component.on_invocation_end]
+        self._context_parts = sorted(self.parts, key=lambda c: c.context_order)
 
     def component(self, slot: str) -> Component | None:
         return next((c for c in self.parts if c.slot == slot), None)
@@ -280,10 +285,10 @@ class ComposedStrategy:
             st.invocation = Invocation(event.invocation)
         st.invocation.events.append(event)
         st.event = event
-        for c in self.parts:
+        for c in self._on_turn:
             c.on_turn(event, st)
         if event.ends_invocation:
-            for c in self.parts:
+            for c in self._on_invocation_end:
                 c.on_invocation_end(st.invocation, st)
         return self._take()
 
@@ -311,7 +316,7 @@ class ComposedStrategy:
         st.store = timed if timed is not None else self.store
         t0 = time.perf_counter()
         try:
-            for c in sorted(self.parts, key=lambda c: c.context_order):
+            for c in self._context_parts:
                 ctx.sections.extend(c.context_sections(query, st))
         finally:
             st.store = self.store
