@@ -200,7 +200,16 @@ class CachedEmbedder:
 
         try:
             with np.load(path, allow_pickle=False) as data:
-                cache = {k: data[k] for k in data.files}
+                files = set(data.files)
+                if any(f.startswith(_KEYS) for f in files):  # one keys and one vectors array per dtype
+                    cache = {}
+                    for f in sorted(files):
+                        if f.startswith(_KEYS) and f"{_VECTORS}{f[len(_KEYS):]}" in files:
+                            vectors = data[f"{_VECTORS}{f[len(_KEYS):]}"]
+                            if vectors.ndim == 2 and vectors.shape[1] == self.dim:
+                                cache.update(zip(data[f].tolist(), vectors))
+                    return cache
+                cache = {k: data[k] for k in data.files}  # the format before: one array per key
         except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
             warnings.warn(f"{path}: unreadable embedding cache ({type(exc).__name__}); rebuilding it", stacklevel=3)
             return {}
@@ -239,9 +248,28 @@ class CachedEmbedder:
             if self.path.exists():
                 for k, v in self._read(self.path).items():
                     self._cache.setdefault(k, v)
-            np.savez(tmp, **self._cache)
+            _write_vectors(tmp, self._cache)
             self._loaded = len(self._cache)
         os.replace(tmp, self.path)
+
+
+_KEYS, _VECTORS = "keys.", "vectors."
+
+
+def _write_vectors(path: Path, cache: dict[str, np.ndarray]) -> None:
+    """The cache as one array of keys and one matrix of vectors per dtype (``keys.float32``,
+    ``vectors.float32``): one zip member per vector, as before, took ~1 s to write and ~2 s to
+    read per 40,000 vectors; vectors keep their dtype, so a loaded vector equals the saved one."""
+    groups: dict[str, tuple[list[str], list[np.ndarray]]] = {}
+    for k, v in cache.items():
+        keys, vectors = groups.setdefault(v.dtype.name, ([], []))
+        keys.append(k)
+        vectors.append(v)
+    arrays = {}
+    for dtype, (keys, vectors) in groups.items():
+        arrays[f"{_KEYS}{dtype}"] = np.array(keys, dtype=str)
+        arrays[f"{_VECTORS}{dtype}"] = np.stack(vectors)
+    np.savez(path, **arrays)
 
 
 _shared: dict[str, CachedEmbedder] = {}

@@ -55,6 +55,30 @@ def test_cache_is_content_addressed_and_persists(tmp_path):
     assert c2.hits == 2 and c2.misses == 0
 
 
+def test_a_saved_cache_loads_the_exact_vectors_with_their_dtype_and_reads_the_former_format(tmp_path):
+    """The cache file holds one keys array and one vectors matrix per dtype (one zip member per
+    vector took seconds to write and read at LoCoMo size); a loaded vector equals the saved one
+    bit for bit, and a file in the former layout (one array per key) still loads."""
+    inner = shared_embedder().inner
+    path = tmp_path / "cache.npz"
+    c = CachedEmbedder(inner, path)
+    texts = ["alpha", "beta", "a longer sentence about a cat named Miso"]
+    first = c.embed(texts)
+    c._cache["f64-entry"] = np.arange(inner.dim, dtype=np.float64) / 7  # a vector of another dtype
+    c.save()
+    with np.load(path) as data:
+        assert {f.split(".")[0] for f in data.files} == {"keys", "vectors"}
+    back = CachedEmbedder(inner, path)
+    assert set(back._cache) == set(c._cache)
+    for k, v in c._cache.items():
+        assert back._cache[k].dtype == v.dtype and np.array_equal(back._cache[k], v)
+    assert np.array_equal(back.embed(texts), first) and back.misses == 0
+    old = tmp_path / "old.npz"
+    np.savez(old, **{k: v for k, v in c._cache.items()})  # the layout memlab wrote before
+    former = CachedEmbedder(inner, old)
+    assert set(former._cache) == set(c._cache) and np.array_equal(former.embed(texts), first) and former.misses == 0
+
+
 def test_semantic_sanity():
     e: MiniLMEmbedder = shared_embedder().inner
     v = e.embed(["I adopted a puppy last week.", "We got a new dog recently.", "The stock market fell sharply."])
