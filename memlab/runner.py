@@ -211,8 +211,7 @@ class Runner:
         failed_units = sorted(f"{s}/{d}/{ns}: {r['error']}" for (s, d, ns), r in ends.items() if r.get("status") != "ok")
         ok = {k for k, r in ends.items() if r.get("status") == "ok"}
         final = {r["attempt"] for k, r in ends.items() if k in ok}
-        failed_calls = sum(1 for c in read_jsonl(self.run_dir / "calls.jsonl")
-                           if c.get("attempt") in final and not c.get("ok", True))
+        failed_calls = _failed_calls(self.run_dir / "calls.jsonl", final)
         if status == "completed" and (failed_units or failed_calls or len(ok) < len(self.units)):
             status = "completed_with_failures"
         manifest["status"] = status
@@ -226,6 +225,19 @@ class Runner:
             write_json_atomic(self.manifest_path, manifest)
         except OSError:
             pass  # e.g. the disk is full: the status stays what the last successful write said
+
+
+def _failed_calls(path: Path, attempts: set[str]) -> int:
+    """Failed model calls of the given unit attempts. A run without any failed call (the usual
+    case) has no ``"ok": false`` in its call log, which a byte search tells at once: parsing
+    every row only to count none took ~1 s at LoCoMo size (100,000 calls)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return 0
+    if b'"ok":false' not in raw and b'"ok": false' not in raw:
+        return 0
+    return sum(1 for c in read_jsonl(path) if c.get("attempt") in attempts and not c.get("ok", True))
 
 
 def _claim_dir(base: Path) -> Path:

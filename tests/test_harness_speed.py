@@ -119,3 +119,18 @@ def test_memoised_entity_nodes_equal_fresh_validation():
     assert _node(odd).type == "other" and _node(raw).type == "person"
     changed = {**raw, "description": "a doctor"}
     assert _node(changed).description == "a doctor"
+
+
+def test_failed_calls_are_counted_for_final_attempts_whatever_the_encoder_wrote(tmp_path):
+    from memlab.runner import _failed_calls
+
+    path = tmp_path / "calls.jsonl"
+    assert _failed_calls(path, {"a1"}) == 0  # no call log at all
+    ok = [{"attempt": "a1", "ok": True, "text": "says ok: false in prose"}, {"attempt": "a2", "ok": True}]
+    path.write_bytes(b"".join(dumps_line(r) for r in ok))
+    assert _failed_calls(path, {"a1", "a2"}) == 0
+    rows = ok + [{"attempt": "a1", "ok": False}, {"attempt": "old", "ok": False}]
+    path.write_bytes(b"".join(dumps_line(r) for r in rows))  # orjson's compact form
+    assert _failed_calls(path, {"a1", "a2"}) == 1
+    path.write_text("".join(_standard_line(r) + "\n" for r in rows))  # the standard encoder's form
+    assert _failed_calls(path, {"a1", "a2"}) == 1 and _failed_calls(path, {"a1", "old"}) == 2
