@@ -27,6 +27,8 @@ STRATEGIES = ["no_memory", "full_context", "message_rag", "fact_rag"]
 def main() -> None:
     from locomo_scale_bench import build
 
+    from same_results import differences
+
     from memlab.config import RunConfig, load_config
     from memlab.results import load_run
     from memlab.runner import Runner
@@ -44,19 +46,22 @@ def main() -> None:
         model = load_config("evals/default.yaml").model.model_dump(mode="json")
         executors = {"serial": {"type": "serial"}, "processes": {"type": "processes", "workers": args.workers},
                      "ray": {"type": "ray", "workers": args.workers, "ray_address": args.ray_address}}
-        summaries = {}
+        run_dirs = {}
         for name, executor in executors.items():
             cfg = RunConfig.model_validate({
                 "name": name, "datasets": [str(dataset)], "output_dir": str(work / "runs"), "bootstrap": 0,
                 "embedding_cache": str(work / f"emb-{name}.npz"), "model": model,
                 "strategies": [{"name": s} for s in STRATEGIES], "executor": executor})
             t0 = time.perf_counter()
-            run = load_run(Runner(cfg, progress=False).run())
+            run_dirs[name] = Runner(cfg, progress=False).run()
             wall = time.perf_counter() - t0
-            summary = run.summary()
-            summaries[name] = summary.drop(columns=[c for c in summary.columns if "latency" in c or c.endswith("_s") or "wall" in c])
-            same = summaries[name].equals(summaries["serial"])
-            print(f"{name:<10} {wall:7.1f} s   status {run.manifest['status']}   identical metrics to serial: {same}", flush=True)
+            run = load_run(run_dirs[name])
+            # every record stream and the summary, field by field, clock times and ids left out
+            # (DataFrame.equals called the summaries different: their bootstrap CIs are (nan, nan)
+            # tuples here, and nan != nan)
+            diffs = differences(run_dirs["serial"], run_dirs[name])
+            print(f"{name:<10} {wall:7.1f} s   status {run.manifest['status']}   identical records and metrics to "
+                  f"serial: {not diffs}" + "".join(f"\n    {d}" for d in diffs[:5]), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
