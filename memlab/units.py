@@ -219,8 +219,7 @@ class UnitPlayer:
                 with calls.call_scope(turn_id=turn.id, phase="turn"):
                     out = strategy.observe(event)
                 latency = time.perf_counter() - t0
-                if out.ops or out.compressions or out.agent_steps:
-                    self._record_step(out, base, turn.id, event.invocation, seq, tracker, "turn")
+                self._record_step(out, base, turn.id, event.invocation, seq, tracker, "turn")
                 # a TurnRecord's fields in its order, as a plain row: every value is already of its
                 # field's type, and building ~20,000 pydantic objects per LoCoMo-sized conversation
                 # only to serialise them was a visible share of the harness (tests/test_record_fields.py
@@ -228,7 +227,7 @@ class UnitPlayer:
                 self.emit("turns", {
                     **base, "turn_id": turn.id, "session_id": event.session_id,
                     "role": turn.role, "invocation": event.invocation, "step": event.step,
-                    "latency_s": round(latency, 5), "ops": _op_counts(out.ops) if out.ops else {},
+                    "latency_s": round(latency, 5), "ops": dict(Counter(op.op.value for op in out.ops)) if out.ops else {},
                     "calls": sink.calls - calls0, "prompt_tokens": sink.prompt_tokens - prompt0,
                     "completion_tokens": sink.completion_tokens - completion0,
                     "failed_calls": sink.failed_calls - failed0, "compressions": len(out.compressions),
@@ -326,15 +325,6 @@ class UnitPlayer:
         return self.bench.gold_written[key]
 
 
-def _op_counts(ops: list[Any]) -> dict[str, int]:
-    """``{"ADD": 2, "NOOP": 1}`` in first-seen order, as ``dict(Counter(...))`` gave it."""
-    counts: dict[str, int] = {}
-    for op in ops:
-        name = op.op.value
-        counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
 def turn_events(conv: Conversation) -> list[TurnEvent]:
     """The conversation's turns as strategy events, with invocation boundaries resolved.
 
@@ -404,10 +394,6 @@ class _CallSink:
         self.emit = emit
         self.base = base
         self.calls = self.prompt_tokens = self.completion_tokens = self.failed_calls = 0
-
-    def snapshot(self) -> tuple[int, int, int, int]:
-        """(calls, prompt tokens, completion tokens, failed calls) so far."""
-        return self.calls, self.prompt_tokens, self.completion_tokens, self.failed_calls
 
     def __call__(self, record: CallRecord) -> None:
         data = record.model_dump(mode="json")

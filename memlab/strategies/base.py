@@ -81,12 +81,16 @@ class MemoryContext:
     _text: tuple[tuple[int, ...], str] | None = field(default=None, init=False, repr=False, compare=False)
     _sources: tuple[tuple[int, ...], frozenset[str]] | None = field(default=None, init=False, repr=False, compare=False)
 
+    def _shape(self) -> tuple[int, ...]:
+        """Lines per section: what the memoised renderings below are checked against."""
+        return tuple(len(s.lines) for s in self.sections)
+
     @property
     def text(self) -> str:
         """The context as the answerer sees it. Rendered once and kept while the sections hold the
         same number of lines (the answerer and the probe record both read it; a full history is
         ~1,900 lines); a context is filled by its strategy before it is read, never edited after."""
-        shape = tuple(len(s.lines) for s in self.sections)
+        shape = self._shape()
         if self._text is not None and self._text[0] == shape:
             return self._text[1]
         parts = []
@@ -118,7 +122,7 @@ class MemoryContext:
 
     def source_turn_ids(self) -> set[str]:
         """Every turn the context's lines derive from (a fresh set; computed once, like :attr:`text`)."""
-        shape = tuple(len(s.lines) for s in self.sections)
+        shape = self._shape()
         if self._sources is None or self._sources[0] != shape:
             self._sources = (shape, frozenset(t for s in self.sections for line in s.lines for t in line.source_turn_ids))
         return set(self._sources[1])
