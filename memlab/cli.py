@@ -24,6 +24,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     overrides: dict = {}
     if args.limit is not None:
         overrides["limit_conversations"] = args.limit
+    if args.threads:
+        overrides["threads"] = args.threads
     if args.output_dir:
         overrides["output_dir"] = args.output_dir
     if args.base_url or args.model or args.cache_mode:
@@ -329,7 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run in RUN_DIR")
     p.add_argument("--run-dir", help="write to this folder instead of results/<stamp>-<name>")
     p.add_argument("--output-dir", help="parent folder for new runs (default from config: results)")
-    p.add_argument("--limit", type=_positive_int, help="only the first N conversations of each dataset")
+    p.add_argument("--limit", type=_positive_int, help="only the first N users of each dataset (every thread of each)")
+    p.add_argument("--threads", choices=["as_is", "per_session"],
+                   help="per_session: every session of a multi-session conversation becomes its own thread of the same user")
     p.add_argument("--model", help="use an OpenAI-compatible model with this name for every role")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (key from $OPENAI_API_KEY)")
     p.add_argument("--cache-mode", choices=["off", "record", "replay", "replay-strict"], help="record/replay model calls")

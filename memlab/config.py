@@ -127,7 +127,12 @@ class RunConfig(BaseModel):
     store_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Default options per store backend, e.g. {postgres: {dsn: ...}}."
     )
-    limit_conversations: int | None = Field(default=None, ge=1, description="Use only the first N conversations per dataset.")
+    threads: Literal["as_is", "per_session"] = Field(
+        default="as_is", description="as_is: conversations as the files give them (conversations sharing a namespace "
+        "are threads of one user); per_session: every session of a multi-session conversation becomes its own thread "
+        "of the same user (short-term memory starts empty at each, long-term memory carries over).")
+    limit_conversations: int | None = Field(default=None, ge=1, description="Use only the first N users per dataset "
+                                            "(all threads of each; with one conversation per user, the first N conversations).")
     seed: int = 0
     bootstrap: int = Field(default=1000, ge=0)
     metrics: list[str] | None = Field(

@@ -422,14 +422,10 @@ def _markdown(r: GateResult, max_flips: int, max_token_rows: int) -> str:
 def _dataset_precheck(config: RunConfig, base: Baseline) -> list[str]:
     """Dataset problems knowable before running (hashes of the datasets as the run would load them),
     so an incompatible baseline costs seconds, not a whole run."""
-    from memlab.datasets.io import dataset_hash, load_dataset
+    from memlab.datasets.io import dataset_hash
+    from memlab.datasets.threads import load_for_run
 
-    hashes = {}
-    for path in config.datasets:
-        ds = load_dataset(path)
-        if config.limit_conversations:
-            ds = ds.model_copy(update={"conversations": ds.conversations[: config.limit_conversations]})
-        hashes[ds.name] = dataset_hash(ds)
+    hashes = {ds.name: dataset_hash(ds) for _, ds in load_for_run(config.datasets, config.threads, config.limit_conversations)}
     return dataset_problems({d.name: d.hash for d in base.datasets}, hashes)
 
 

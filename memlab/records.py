@@ -86,6 +86,10 @@ class EvidenceSurvival(BaseModel):
 
 class ProbeRecord(Record):
     probe_id: str
+    namespace: str | None = None
+    """The user whose memory answers the probe (conversations sharing it are the user's threads)."""
+    thread: int | None = None
+    """The probe's conversation's place among its user's threads (1 = the user's first)."""
     after_turn: str
     category: str
     original_category: str | None = None
@@ -98,6 +102,9 @@ class ProbeRecord(Record):
     evidence: list[str] = Field(default_factory=list)
     evidence_texts: list[str] = Field(default_factory=list)
     """The evidence turns' text, in ``evidence`` order (the reference contexts of the ragas metrics)."""
+    evidence_scope: Literal["thread", "earlier_threads", "mixed"] | None = None
+    """Where the evidence was said: all in the probe's own thread, all in earlier threads of the user
+    (only long-term memory can carry it), or both; None without evidence."""
     asked_at: str
     gold_written: bool | None = None
     """A gold form is written in some turn of the conversation up to the probe (string-recallable at all)."""

@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from memlab.lifecycle import LIFECYCLE_COLUMNS, lifecycle_table
@@ -154,6 +155,64 @@ def category_table(res: RunResults, metric: str = "evidence_recall") -> pd.DataF
     return out
 
 
+SCOPES = ("thread", "earlier_threads", "mixed")
+"""Where a probe's evidence was said (``evidence_scope`` of its record), in table order."""
+
+
+def scope_table(res: RunResults, metric: str = "evidence_recall") -> pd.DataFrame:
+    """Per strategy × evidence scope (own thread / earlier threads / both): the mean of ``metric``
+    with its interval and probe count. Empty when no probe's evidence lies in an earlier thread
+    (then every probe is answerable from the thread itself and the split says nothing)."""
+    probes = res.probes
+    if probes.empty or "evidence_scope" not in probes or not probes["evidence_scope"].isin(SCOPES[1:]).any():
+        return pd.DataFrame()
+    scored = res._scored()
+    rows = []
+    for strategy in res.strategies:
+        row: dict[str, Any] = {"strategy": strategy}
+        for scope in SCOPES:
+            g = probes[(probes["strategy"] == strategy) & (probes["evidence_scope"] == scope)]
+            vals = scored.loc[g.index, metric].to_numpy(dtype=float) if not g.empty else np.array([])
+            if not (~np.isnan(vals)).any():
+                continue
+            mean, lo, hi = cluster_bootstrap(vals, res._clusters(g), res.bootstrap)
+            row[scope] = mean
+            row[f"{scope}_ci"] = (round(lo, 3), round(hi, 3))
+            row[f"{scope}_n"] = int((~np.isnan(vals)).sum())
+        rows.append(row)
+    out = pd.DataFrame(rows).set_index("strategy")
+    out.attrs["caption"] = (f"{metric} by where the evidence was said: in the probe's own thread, only in the "
+                            f"user's earlier threads (only long-term memory can carry it), or both ({res.bootstrap.caption()})")
+    return out
+
+
+def print_scope_table(res: RunResults, console: Any = None, metric: str = "evidence_recall") -> pd.DataFrame:
+    from rich.console import Console
+    from rich.table import Table
+
+    frame = scope_table(res, metric)
+    if frame.empty:
+        return frame
+    console = console or Console()
+    table = Table(title=f"{metric} by thread scope", title_style="bold", caption=frame.attrs["caption"])
+    table.add_column("strategy")
+    scopes = [s for s in SCOPES if s in frame.columns]
+    for s in scopes:
+        table.add_column(s.replace("_", " ") + " [95% CI] (n)", justify="right")
+    for name, row in frame.iterrows():
+        cells = []
+        for s in scopes:
+            if pd.isna(row.get(s)):
+                cells.append("–")
+            else:
+                lo, hi = row[f"{s}_ci"]
+                ci = "" if pd.isna(lo) else f" [{lo:.2f},{hi:.2f}]"
+                cells.append(f"{row[s]:.2f}{ci} ({int(row[f'{s}_n'])})")
+        table.add_row(str(name), *cells)
+    console.print(table)
+    return frame
+
+
 def length_table(res: RunResults) -> pd.DataFrame:
     """Per (dataset, strategy): history length and what memory recovered and cost at that length.
 
@@ -234,6 +293,13 @@ def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = Fals
     for k, v in res.provenance().items():
         ceilings[k] = v
     ceilings.to_csv(out["ceilings"])
+    scopes = print_scope_table(res, console) if not quiet else scope_table(res)
+    if not scopes.empty:
+        out["scope_recall"] = run_dir / "scope_recall.csv"
+        scopes["ci_method"] = res.bootstrap.caption()
+        for k, v in res.provenance().items():
+            scopes[k] = v
+        scopes.to_csv(out["scope_recall"])
     out["lifecycle"] = run_dir / "lifecycle.csv"
     lifecycle = lifecycle_table(res)
     for k, v in res.provenance().items():

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from memlab.config import RunConfig, validate_config
-from memlab.datasets.io import dataset_hash, load_dataset
+from memlab.datasets.io import dataset_hash
 from memlab.datasets.models import Dataset
 from memlab.datasets.stats import dataset_tokens
+from memlab.datasets.threads import load_for_run
 from memlab.embeddings import MINILM_ID, embedder_implementation
 from memlab.executors import UnitJob, make_executor
 from memlab.gc_policy import quiet_gc
@@ -74,10 +75,7 @@ class Runner:
         self.resume = resume
         self.progress = progress
         self.executor = executor or make_executor(self.config)
-        self.datasets: list[tuple[str, Dataset]] = [(p, load_dataset(p)) for p in config.datasets]
-        if config.limit_conversations:
-            self.datasets = [(p, ds.model_copy(update={"conversations": ds.conversations[: config.limit_conversations]}))
-                             for p, ds in self.datasets]
+        self.datasets: list[tuple[str, Dataset]] = load_for_run(config.datasets, config.threads, config.limit_conversations)
         names = [ds.name for _, ds in self.datasets]
         if len(set(names)) != len(names):
             raise ValueError(f"two datasets share a name ({sorted({n for n in names if names.count(n) > 1})}); "

@@ -111,13 +111,23 @@ class Workbench:
         depends on the dataset only, so it is computed once for every strategy (it scans all the
         turns before the probe, which at LoCoMo size is thousands per probe)."""
         self._events: dict[tuple[str, str], list[TurnEvent]] = {}
+        self._user_evidence: dict[tuple[str, str], set[str]] = {}
 
     def turn_events(self, dataset: str, conv: Conversation) -> list[TurnEvent]:
         """The conversation's events, built once for every strategy (they are immutable)."""
         key = (dataset, conv.id)
         if key not in self._events:
-            self._events[key] = turn_events(conv)
+            self._events[key] = turn_events(conv, self.user_evidence(dataset, conv.ns))
         return self._events[key]
+
+    def user_evidence(self, dataset: str, namespace: str) -> set[str]:
+        """Every turn some probe of the user cites as evidence, in any of the user's threads (a turn
+        of thread 1 can be the evidence of a probe in thread 3)."""
+        key = (dataset, namespace)
+        if key not in self._user_evidence:
+            self._user_evidence[key] = {e for c in self.datasets[dataset].conversations if c.ns == namespace
+                                        for p in c.probes for e in p.evidence}
+        return self._user_evidence[key]
 
     def models_manifest(self) -> dict[str, Any]:
         """``default`` (the model of every role not overridden), per-role models, the judge."""
@@ -184,8 +194,10 @@ class UnitPlayer:
                 resolved = redact(strategy.describe())
                 strategy.begin_unit(f"{unit.dataset}/{unit.namespace}")
                 convs = {c.id: c for c in ds.conversations}
-                for cid in unit.conversation_ids:
-                    self._conversation(strategy, convs[cid], {**base, "conversation_id": cid})
+                texts: dict[str, str] = {}  # turn id → text, the user's turns played so far (every thread)
+                for thread, cid in enumerate(unit.conversation_ids, 1):
+                    self._conversation(strategy, convs[cid], {**base, "conversation_id": cid}, texts,
+                                       {"namespace": unit.namespace, "thread": thread})
         except Exception as exc:
             if _must_abort(exc):
                 raise
@@ -201,13 +213,16 @@ class UnitPlayer:
         self._ticked += n
         self.tick(n)
 
-    def _conversation(self, strategy: Any, conv: Conversation, base: dict[str, Any]) -> None:
+    def _conversation(self, strategy: Any, conv: Conversation, base: dict[str, Any], texts: dict[str, str],
+                      where: dict[str, Any]) -> None:
+        """Play one thread of the unit's user: ``texts`` holds the turns of the user's earlier threads
+        and grows with this one's; ``where`` is the user (namespace) and the thread's number."""
         seq = Counter()
         tracker = SurvivalTracker()
         probes_after: dict[str, list[Probe]] = {}
         for probe in conv.probes:
             probes_after.setdefault(probe.after_turn, []).append(probe)
-        texts: dict[str, str] = {}  # turn id → text, the turns played so far
+        where = {**where, "thread_turns": {t.id for s in conv.sessions for t in s.turns}}
         unticked = 0  # turns played but not yet reported to the progress bar (play() reports the rest)
         with calls.call_scope(conversation_id=conv.id):
             self._record_step(strategy.begin_conversation(conv.id), base, None, None, seq, tracker, "conversation_start")
@@ -234,7 +249,7 @@ class UnitPlayer:
                     "agent_steps": len(out.agent_steps), "working_memory_tokens": out.working_memory_tokens})
                 texts[turn.id] = turn.text
                 for probe in probes_after.get(turn.id, []):
-                    self._ask(strategy, probe, event, base, texts, tracker)
+                    self._ask(strategy, probe, event, base, texts, tracker, where)
                 unticked += 1
                 if unticked == TICK_EVERY:
                     self._advance(unticked)
@@ -255,7 +270,7 @@ class UnitPlayer:
             self.emit("agent_steps", AgentStepRow(**base, turn_id=turn_id, **step.record()))
 
     def _ask(self, strategy: Any, probe: Probe, event: TurnEvent, base: dict[str, Any], texts: dict[str, str],
-             tracker: SurvivalTracker) -> None:
+             tracker: SurvivalTracker, where: dict[str, Any]) -> None:
         from memlab.judging.prompts import judge_inputs, judge_record
 
         now = probe.asked_at or event.timestamp
@@ -288,11 +303,12 @@ class UnitPlayer:
         # each of 50 probes was the largest per-probe cost (tests/test_record_fields.py validates
         # every row a run writes against ProbeRecord)
         self.emit("probes", {
-            **base, "probe_id": probe.id, "after_turn": probe.after_turn, "category": probe.category.value,
+            **base, "probe_id": probe.id, "namespace": where["namespace"], "thread": where["thread"],
+            "after_turn": probe.after_turn, "category": probe.category.value,
             "original_category": probe.original_category, "question": probe.question, "gold": gold,
             "gold_match": probe.gold_match, "superseded": list(probe.superseded), "forbidden": list(probe.forbidden),
             "abstain": probe.abstain, "evidence": list(probe.evidence), "evidence_texts": evidence_texts,
-            "asked_at": now.isoformat(),
+            "evidence_scope": evidence_scope(probe.evidence, where["thread_turns"]), "asked_at": now.isoformat(),
             "gold_written": self._gold_written(base, probe, gold, texts) if gold else None,
             "context": text, "context_tokens": count_tokens(text), "context_lines": sum(len(sec.lines) for sec in ctx.sections),
             "context_items": self._items(ctx), "context_source_turn_ids": sorted(sources), "answer": result.answer,
@@ -325,15 +341,26 @@ class UnitPlayer:
         return self.bench.gold_written[key]
 
 
-def turn_events(conv: Conversation) -> list[TurnEvent]:
+def evidence_scope(evidence: list[str], thread_turns: set[str]) -> str | None:
+    """``thread`` (all evidence said in the probe's own thread), ``earlier_threads`` (all of it in
+    the user's earlier threads: only long-term memory can carry it), ``mixed``, or None."""
+    if not evidence:
+        return None
+    here = sum(e in thread_turns for e in evidence)
+    return "thread" if here == len(evidence) else "earlier_threads" if here == 0 else "mixed"
+
+
+def turn_events(conv: Conversation, evidence: set[str] | None = None) -> list[TurnEvent]:
     """The conversation's turns as strategy events, with invocation boundaries resolved.
 
     An invocation starts at each user message; the turns before the first user message (a system
     prompt, a greeting) form invocation 0. A turn ends its invocation when the next turn is a user
-    message or there is no next turn."""
+    message or there is no next turn. ``evidence``: the turns any probe of the user cites (default:
+    this conversation's probes), whose text is the oracle's fact when a turn has no annotation."""
     flat = conv.turns()
     speakers = conv.speakers
-    evidence = {e for p in conv.probes for e in p.evidence}
+    if evidence is None:
+        evidence = {e for p in conv.probes for e in p.evidence}
     within: Counter = Counter()
     out: list[TurnEvent] = []
     invocation, step = 0, 0

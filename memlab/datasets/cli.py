@@ -6,6 +6,7 @@ what the tests use.
 
     memlab datasets stats PATH... [--json]
     memlab datasets scale IN --target-tokens N --out OUT [--seed S] [--filler-from OTHER.yaml] [--filler MODE]
+    memlab datasets threads IN --out OUT
     memlab datasets schema [--out datasets/schema.json] [--check]
 """
 
@@ -44,6 +45,15 @@ def _add_commands(group: argparse._SubParsersAction) -> None:
                     help="filler source (default: conversations with --filler-from, else generated chit-chat)")
     sc.set_defaults(func=cmd_scale)
 
+    th = group.add_parser("threads", help="split every session of multi-session conversations into its own thread",
+                          description="Turn every session of a multi-session conversation into its own thread (a "
+                                      "conversation of the same user/namespace): each thread starts with empty "
+                                      "short-term memory and only long-term memory carries over. Reads native, "
+                                      "LoCoMo and LongMemEval files; writes a native dataset.")
+    th.add_argument("input", metavar="IN")
+    th.add_argument("--out", "-o", required=True, metavar="OUT", help="output file (.yaml or .json)")
+    th.set_defaults(func=cmd_threads)
+
     sh = group.add_parser("schema", help="write (or check) the JSON Schema of the native format")
     sh.add_argument("--out", default=None, help="default: datasets/schema.json")
     sh.add_argument("--check", action="store_true", help="exit 1 if the file differs from the models")
@@ -52,8 +62,8 @@ def _add_commands(group: argparse._SubParsersAction) -> None:
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``datasets`` (with ``stats``, ``scale``, ``schema``) to a ``memlab`` subparsers object."""
-    p = subparsers.add_parser("datasets", help="dataset statistics, scaling and schema",
-                              description="Dataset tools: stats, scale, schema.")
+    p = subparsers.add_parser("datasets", help="dataset statistics, scaling, threads and schema",
+                              description="Dataset tools: stats, scale, threads, schema.")
     group = p.add_subparsers(dest="datasets_command", metavar="COMMAND")
     group.required = True
     _add_commands(group)
@@ -95,6 +105,25 @@ def cmd_scale(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_threads(args: argparse.Namespace) -> int:
+    from memlab.datasets.io import DatasetError, write_dataset_file
+    from memlab.datasets.threads import load_threaded
+
+    try:
+        ds = load_threaded(args.input, "per_session")
+        write_dataset_file(ds, args.out)
+    except DatasetError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    users = len({c.ns for c in ds.conversations})
+    print(f"{ds.name}: {users} user(s), {len(ds.conversations)} threads, "
+          f"{sum(len(c.probes) for c in ds.conversations)} probes -> {args.out}")
+    return 0
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     from memlab.datasets.schema import SCHEMA_PATH, schema_text, write_schema
 
@@ -115,7 +144,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="memlab datasets", description="Dataset tools: stats, scale, schema.")
+    parser = argparse.ArgumentParser(prog="memlab datasets", description="Dataset tools: stats, scale, threads, schema.")
     group = parser.add_subparsers(dest="datasets_command", metavar="COMMAND")
     group.required = True
     _add_commands(group)

@@ -29,24 +29,43 @@ from memlab.datasets.source import Source, read_source
 from memlab.datasets.storable import unstorable_strings
 
 __all__ = ["DatasetError", "FormatNotRecognised", "Problem", "check_consistency", "check_file", "dataset_hash",
-           "load_dataset", "validate_file", "write_dataset"]
+           "load_dataset", "validate_file", "write_dataset", "write_dataset_file"]
 
 LineFor = Callable[[tuple[Any, ...]], "int | None"]
 
 
 def check_consistency(ds: Dataset, file: str, line_for: LineFor | None = None) -> list[Problem]:
-    """Cross-field checks pydantic cannot express: ids, ordering, evidence (``line_for`` maps a path to its line)."""
+    """Cross-field checks pydantic cannot express: ids, ordering, evidence (``line_for`` maps a path to its line).
+
+    Conversations that share a namespace are the **threads** of one user, played in dataset order:
+    a later thread starts with empty short-term memory and only long-term memory carries over. So
+    turn ids are unique per user (not only per thread), a probe's evidence may name turns of an
+    earlier thread of the same user (never of a later thread, nor of another user), and a user's
+    threads do not go back in time."""
     problems: list[Problem] = []
 
     def add(loc: tuple[Any, ...], msg: str) -> None:
         problems.append(Problem(file, format_path(loc), line_for(loc) if line_for else None, msg))
 
     conv_ids: dict[str, int] = {}
+    # per user (namespace): turn id -> (conversation index, conversation id); the last timestamp so far
+    user_turns: dict[str, dict[str, tuple[int, str]]] = {}
+    user_last_ts: dict[str, tuple[Any, str]] = {}
+    # every turn id of every user, to name the owner of evidence cited from another user
+    owners: dict[str, set[str]] = {}
+    for conv in ds.conversations:
+        for _, turn in conv.turns():
+            owners.setdefault(turn.id, set()).add(conv.ns)
     for ci, conv in enumerate(ds.conversations):
         cloc = ("conversations", ci)
         if conv.id in conv_ids:
             add(cloc + ("id",), f"duplicate conversation id {conv.id!r} (also conversations[{conv_ids[conv.id]}])")
         conv_ids.setdefault(conv.id, ci)
+        earlier = user_turns.setdefault(conv.ns, {})
+        if conv.ns in user_last_ts and _naive(conv.sessions[0].timestamp) < _naive(user_last_ts[conv.ns][0]):
+            add(cloc + ("sessions", 0, "timestamp"),
+                f"thread {conv.id!r} of user {conv.ns!r} starts ({conv.sessions[0].timestamp.isoformat()}) before the "
+                f"user's previous thread {user_last_ts[conv.ns][1]!r} ended; a user's threads are played in dataset order")
         order: dict[str, int] = {}
         session_ids: set[str] = set()
         prev_ts = None
@@ -63,11 +82,18 @@ def check_consistency(ds: Dataset, file: str, line_for: LineFor | None = None) -
                 tloc = sloc + ("turns", ti)
                 if turn.id in order:
                     add(tloc + ("id",), f"duplicate turn id {turn.id!r} in conversation {conv.id!r}")
+                elif turn.id in earlier:
+                    add(tloc + ("id",), f"turn id {turn.id!r} is used twice by user {conv.ns!r} (also in thread "
+                                        f"{earlier[turn.id][1]!r}); turn ids are unique per user, so that evidence "
+                                        "can name a turn of an earlier thread")
+                    order[turn.id] = n
                 else:
                     order[turn.id] = n
                 n += 1
                 if turn.timestamp is not None and _naive(turn.timestamp) < _naive(session.timestamp):
                     add(tloc + ("timestamp",), "turn timestamp is before its session's timestamp")
+        last = conv.sessions[-1]
+        user_last_ts[conv.ns] = (max([last.timestamp, *(t.timestamp for t in last.turns if t.timestamp)], key=_naive), conv.id)
         probe_ids: set[str] = set()
         for pi, probe in enumerate(conv.probes):
             ploc = cloc + ("probes", pi)
@@ -76,12 +102,25 @@ def check_consistency(ds: Dataset, file: str, line_for: LineFor | None = None) -
             probe_ids.add(probe.id)
             at = order.get(probe.after_turn)
             if at is None:
-                add(ploc + ("after_turn",), f"unknown turn id {probe.after_turn!r}")
+                add(ploc + ("after_turn",), f"unknown turn id {probe.after_turn!r}" + (
+                    f" in this thread (it is a turn of thread {earlier[probe.after_turn][1]!r}; a probe is asked in "
+                    "its own thread)" if probe.after_turn in earlier else ""))
             for ei, ev in enumerate(probe.evidence):
-                if ev not in order:
+                if ev in order:
+                    if at is not None and order[ev] > at:
+                        add(ploc + ("evidence", ei), f"probe is asked after turn {probe.after_turn!r}, before its evidence {ev!r}")
+                elif ev in earlier:
+                    pass  # a turn of an earlier thread of the same user: long-term memory may carry it
+                elif conv.ns in owners.get(ev, ()):
+                    later = next(c.id for c in ds.conversations[ci + 1:] if c.ns == conv.ns and ev in _turn_ids(c))
+                    add(ploc + ("evidence", ei), f"evidence {ev!r} is a turn of a later thread ({later!r}) of user "
+                                                 f"{conv.ns!r}; a probe can only cite turns said before it")
+                elif ev in owners:
+                    add(ploc + ("evidence", ei), f"evidence {ev!r} is a turn of another user "
+                                                 f"({', '.join(sorted(owners[ev]))}), not of {conv.ns!r}; memory never "
+                                                 "crosses users")
+                else:
                     add(ploc + ("evidence", ei), f"unknown evidence turn id {ev!r}")
-                elif at is not None and order[ev] > at:
-                    add(ploc + ("evidence", ei), f"probe is asked after turn {probe.after_turn!r}, before its evidence {ev!r}")
             if probe.abstain:
                 if probe.gold:
                     add(ploc + ("gold",), "an abstention probe (abstain: true) must not have gold answers")
@@ -98,7 +137,13 @@ def check_consistency(ds: Dataset, file: str, line_for: LineFor | None = None) -
             for si_, stale in enumerate(probe.superseded):
                 if stale.lower() in gold_forms:
                     add(ploc + ("superseded", si_), f"superseded value {stale!r} is also a gold answer")
+        for tid in order:
+            earlier.setdefault(tid, (ci, conv.id))
     return problems
+
+
+def _turn_ids(conv: Any) -> set[str]:
+    return {t.id for s in conv.sessions for t in s.turns}
 
 
 def _naive(ts):  # compare aware and naive timestamps without raising
@@ -186,6 +231,20 @@ def write_dataset(ds: Dataset, path: str | Path) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
         yaml.safe_dump(data, fh, sort_keys=False, allow_unicode=True, width=110)
+
+
+def write_dataset_file(ds: Dataset, path: str | Path) -> None:
+    """Write a (possibly large) dataset quickly: JSON for ``.json``, else YAML with libyaml's dumper
+    when available (defaults omitted, key order kept)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = ds.model_dump(mode="json", exclude_defaults=True)
+    if path.suffix.lower() == ".json":
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        return
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    with open(path, "w", encoding="utf-8") as fh:
+        yaml.dump(data, fh, Dumper=dumper, sort_keys=False, allow_unicode=True, width=110)
 
 
 def json_schema() -> dict[str, Any]:

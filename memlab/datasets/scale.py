@@ -284,14 +284,21 @@ def scale_dataset(ds: Dataset, target_tokens: int, seed: int = 0, filler_from: D
     total = sum(per_conv)
     deficits = _deficits(per_conv, target_tokens)
     added_total = 0
+    # a user's threads share turn ids (unique per user) and a timeline: filler session ids are
+    # drawn per user, and filler before a thread's first session stays after the previous thread
+    user_ids: dict[str, set[str]] = {}
+    for conv in out.conversations:
+        user_ids.setdefault(conv.ns, set()).update(s.id for s in conv.sessions)
+    user_end: dict[str, datetime] = {}
     for conv, deficit in zip(out.conversations, deficits):
-        if deficit <= 0:
-            continue
-        rng = random.Random(f"{seed}:{conv.id}")
-        pool = _session_pool(filler_from or ds, conv.ns) if mode == "conversations" else []
-        if pool:
-            rng.shuffle(pool)
-        added_total += _pad(conv, deficit, _Source(rng, mode, pool), rng)
+        if deficit > 0:
+            rng = random.Random(f"{seed}:{conv.id}")
+            pool = _session_pool(filler_from or ds, conv.ns) if mode == "conversations" else []
+            if pool:
+                rng.shuffle(pool)
+            added_total += _pad(conv, deficit, _Source(rng, mode, pool), rng, user_ids[conv.ns], user_end.get(conv.ns))
+        user_end[conv.ns] = max([conv.sessions[-1].timestamp, *(t.timestamp for t in conv.sessions[-1].turns if t.timestamp)],
+                                key=lambda ts: ts.replace(tzinfo=None))
     out.name = f"{ds.name}-{suffix or format_tokens(target_tokens)}"
     out.meta = {**ds.meta, "scaled_from": ds.name, "target_tokens": target_tokens, "scale_seed": seed,
                 "filler": mode, "tokens": total + added_total}
@@ -331,9 +338,9 @@ def _blocks(turns: list[tuple[str, str, str | None]]) -> list[list[tuple[str, st
     return out
 
 
-def _pad(conv: Conversation, deficit: int, source: _Source, rng: random.Random) -> int:
+def _pad(conv: Conversation, deficit: int, source: _Source, rng: random.Random, used_ids: set[str],
+         after: datetime | None = None) -> int:
     banned = _banned_pattern(conv)
-    used_ids = {s.id for s in conv.sessions}
     new_sessions: list[list[tuple[str, str, str | None]]] = []
     added = 0
     misses = 0
@@ -350,12 +357,14 @@ def _pad(conv: Conversation, deficit: int, source: _Source, rng: random.Random) 
             session.extend(block)
             added += sum(_count([t for _, t, _ in block]))
         new_sessions.append(session)
-    _interleave(conv, new_sessions, used_ids, rng)
+    _interleave(conv, new_sessions, used_ids, rng, after)
     return added
 
 
-def _interleave(conv: Conversation, fillers: list, used_ids: set[str], rng: random.Random) -> None:
-    """Insert filler sessions into the gaps before/between the original sessions, timestamps in between."""
+def _interleave(conv: Conversation, fillers: list, used_ids: set[str], rng: random.Random,
+                after: datetime | None = None) -> None:
+    """Insert filler sessions into the gaps before/between the original sessions, timestamps in between
+    (and, for a later thread of a user, after the user's previous thread: ``after``)."""
     n_orig = len(conv.sessions)
     gaps: list[list] = [[] for _ in range(n_orig)]  # gap g: before original session g
     for f in fillers:
@@ -367,6 +376,8 @@ def _interleave(conv: Conversation, fillers: list, used_ids: set[str], rng: rand
         if items:
             if g == 0:
                 lo = orig.timestamp - timedelta(days=len(items) + 1)
+                if after is not None and _naive(after) > _naive(lo):
+                    lo = after if _naive(after) <= _naive(orig.timestamp) else orig.timestamp
             else:
                 lo = conv.sessions[g - 1].timestamp
             hi = orig.timestamp
@@ -385,6 +396,10 @@ def _interleave(conv: Conversation, fillers: list, used_ids: set[str], rng: rand
     conv.sessions = result
 
 
+def _naive(ts: datetime) -> datetime:
+    return ts.replace(tzinfo=None)
+
+
 def _between(lo: datetime, hi: datetime, j: int, parts: int) -> datetime:
     """The j-th of parts-1 evenly spaced points strictly inside [lo, hi] (or lo when the gap is empty)."""
     if hi <= lo:
@@ -399,19 +414,9 @@ def _between(lo: datetime, hi: datetime, j: int, parts: int) -> datetime:
 
 def write_scaled(ds: Dataset, path: str | Path) -> None:
     """Write a (possibly large) dataset quickly: JSON for .json, else YAML with the C dumper when available."""
-    import json
+    from memlab.datasets.io import write_dataset_file
 
-    import yaml
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = ds.model_dump(mode="json", exclude_defaults=True)
-    if path.suffix == ".json":
-        path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-        return
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    with open(path, "w", encoding="utf-8") as fh:
-        yaml.dump(data, fh, Dumper=dumper, sort_keys=False, allow_unicode=True, width=110)
+    write_dataset_file(ds, path)
 
 
 def scale_file(src: str | Path, target_tokens: int, out: str | Path, seed: int = 0,

@@ -41,8 +41,13 @@ def check_safe_name(value: str, what: str) -> str:
 PRESETS: Registry[dict[str, Any]] = Registry("strategy preset")
 PRESETS.register("no_memory", {"description": "Lower bound: the agent sees only the question."})
 PRESETS.register("full_context", {
-    "description": "Upper bound: the whole conversation so far goes into the prompt.",
+    "description": "Upper bound without long-term memory: the whole current thread (conversation) so far goes into the prompt.",
     "short_term": {"type": "full_history"},
+})
+PRESETS.register("all_threads", {
+    "description": "Upper bound: everything the user said in every thread so far goes into the prompt (threads reset "
+                   "short-term memory; this bound does not).",
+    "short_term": {"type": "all_threads"},
 })
 PRESETS.register("recent_window", {
     "description": "Last N messages only; no long-term memory.",
@@ -65,7 +70,7 @@ PRESETS.register("message_rag", {
     "retriever": {"type": "vector", "k": 8},
 })
 PRESETS.register("oracle", {
-    "description": "Bound: injects exactly the probe's evidence turns — the floor on tokens needed to answer.",
+    "description": "Bound: injects exactly the probe's evidence turns (from any thread of the user) — the floor on tokens needed to answer.",
     "short_term": {"type": "evidence_oracle"},
 })
 PRESETS.register("react", {

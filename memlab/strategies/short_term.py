@@ -1,6 +1,9 @@
 """Short-term memory: what of the current conversation goes into the prompt.
 
-- ``full_history``: every message so far (the upper bound; cost grows with history).
+- ``full_history``: every message of the current thread so far (the upper bound of a design
+  without long-term memory; cost grows with history).
+- ``all_threads``: every message the user ever sent or received, in every thread so far (the
+  true upper bound when threads reset short-term memory).
 - ``recent_window``: the last ``n`` messages.
 - ``summarizing``: the messages plus a summary of older ones; a trigger (``every_n_steps``,
   ``token_threshold``, ``never``; see :mod:`memlab.strategies.triggers`) decides when to fold
@@ -54,6 +57,17 @@ class FullHistory(ShortTerm):
         # probe asked at one point got a fresh copy of all ~2,000 lines of a LoCoMo conversation)
         self._rendered += _lines(self.buffer[len(self._rendered):])
         return [ContextSection("Conversation history", list(self._rendered))]
+
+
+@component("short_term", "all_threads")
+class AllThreads(FullHistory):
+    """Bound: every message of every thread of the user so far (what no memory design can beat)."""
+
+    def begin_unit(self, state) -> None:
+        super().begin_conversation(state)  # one history per user: it starts with the unit, not the thread
+
+    def begin_conversation(self, state) -> None:
+        pass  # a new thread keeps the earlier threads' messages
 
 
 @component("short_term", "recent_window")
@@ -145,7 +159,14 @@ class RollingSummary(Summarizing):
 
 @component("short_term", "evidence_oracle")
 class EvidenceOracle(ShortTerm):
-    """Bound: exactly the probe's evidence turns, verbatim (the fewest tokens that can answer)."""
+    """Bound: exactly the probe's evidence turns, verbatim (the fewest tokens that can answer), from
+    any thread of the user."""
+
+    def begin_unit(self, state) -> None:
+        self.buffer = []  # every turn of the user so far: evidence may lie in an earlier thread
+
+    def begin_conversation(self, state) -> None:
+        pass
 
     def context_sections(self, query, state) -> list[ContextSection]:
         wanted = set(query.evidence or [])

@@ -1,0 +1,24 @@
+"""The suite generators of ``datasets/generate_suites.py``: one module per suite over a small core.
+
+Each suite module defines ``build(rng) -> list[Conv]`` and ``PURPOSE`` (its card's purpose
+paragraph). The shared core: :mod:`suitegen.vocab` (value pools and impersonal chit-chat),
+:mod:`suitegen.core` (seeded RNG, gold forms for dates and numbers, personas and styles),
+:mod:`suitegen.facts` (the fact catalog) and :mod:`suitegen.conv` (the conversation builder:
+sessions, planting facts, distractors, probes, scheduling).
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+SEED = 20240611
+SUITES = ["recall", "multi_session", "temporal", "knowledge_update", "abstention", "preference", "agentic", "injection"]
+"""Every generated suite, in the order they are written (and listed in cards and tables)."""
+
+
+def suite_module(name: str) -> ModuleType:
+    """The module that builds suite ``name`` (``build`` and ``PURPOSE``)."""
+    if name not in SUITES:
+        raise ValueError(f"unknown suite {name!r}; one of: {', '.join(SUITES)}")
+    return importlib.import_module(f"suitegen.{name}")
