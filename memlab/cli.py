@@ -312,6 +312,53 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
+def _cmd_suite_check(args: argparse.Namespace) -> int:
+    """Planted contrasts per dataset: 0 all documented detections hold, 1 one was lost, 2 could not run."""
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from memlab.suite_check import expectations, load_expectations, lost_detections, markdown_table, suite_check
+
+    expected = load_expectations(args.expect) if args.expect else None
+    contrasts = args.contrast
+    if expected is not None and not contrasts:  # a CI check plays only what the file says must be detected
+        contrasts = sorted({name for ds in expected["datasets"].values() for name, v in ds.items() if v.get("detected")})
+    check = suite_check(args.paths, output_dir=args.output_dir, workers=args.workers, progress=not args.no_progress,
+                        limit_users=args.limit, contrasts=contrasts or None)
+    console = Console() if Console().is_terminal else Console(width=200)
+    table = Table(title="memlab suite-check: planted contrasts (string recall, better − worse, paired, clustered by user)",
+                  title_style="bold", caption="✓ detected: the 95% interval excludes 0 in the known direction · "
+                                              "MDE: minimum detectable difference at 80% power for this many users")
+    for col in ("dataset", "contrast", "users", "probes", "better", "worse", "Δ [95% CI]", "detected", "MDE", "note"):
+        table.add_column(col, justify="right" if col in ("users", "probes", "better", "worse", "MDE") else "left")
+    for r in check.results:
+        if r.probes == 0:
+            table.add_row(r.dataset, r.contrast, "–", "0", "–", "–", "–", "–", "–", r.note)
+            continue
+        table.add_row(r.dataset, r.contrast, str(r.users), str(r.probes), f"{r.mean_better:.2f}", f"{r.mean_worse:.2f}",
+                      f"{r.diff:+.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}]", "✓" if r.detected else "✗",
+                      f"{r.mde:.2f}" if r.mde == r.mde else "–", r.note)
+    console.print(table)
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(expectations(check), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {out}")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown_table(check) + "\n", encoding="utf-8")
+        print(f"wrote {args.markdown}")
+    if expected is not None:
+        lost = lost_detections(check, expected)
+        if lost:
+            print("suite-check: documented detections lost (" + args.expect + "): " + "; ".join(lost), file=sys.stderr)
+            return 1
+        n = sum(1 for ds in expected["datasets"].values() for v in ds.values() if v.get("detected"))
+        print(f"suite-check: every documented detection holds ({n} in {args.expect})")
+    return 0
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -388,6 +435,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", metavar="FILE", help="also write the diff as markdown (a pull-request comment)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(fn=_cmd_check)
+
+    p = sub.add_parser("suite-check", help="does each dataset detect planted contrasts (extraction, short-term, "
+                                           "compression, threads)? exit 1 if a documented detection is lost",
+                       description="Play planted contrasts (pairs of strategies whose order is known) on each dataset "
+                                   "with the offline model and report the paired difference in string recall, its "
+                                   "interval clustered by user, whether it is detected and the minimum detectable "
+                                   "difference (datasets/README.md, 'Suite validity').")
+    p.add_argument("paths", nargs="+", metavar="DATASET", help="dataset files (any format memlab reads)")
+    p.add_argument("--expect", metavar="FILE", help="fail (exit 1) if a contrast FILE documents as detected is not")
+    p.add_argument("--out", metavar="FILE", help="write the results as an expectations file (JSON)")
+    p.add_argument("--markdown", metavar="FILE", help="write the dataset × contrast table as markdown")
+    p.add_argument("--output-dir", help="parent folder of the runs (default: a temporary folder)")
+    p.add_argument("--workers", type=_positive_int, default=1, help="units played at once")
+    p.add_argument("--limit", type=_positive_int, help="only the first N users of each dataset")
+    p.add_argument("--contrast", action="append", metavar="NAME",
+                   help="play only this contrast (repeatable): extraction, short_term, compression, threads")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(fn=_cmd_suite_check)
 
     try:
         from memlab.datasets import cli as datasets_cli

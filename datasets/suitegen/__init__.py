@@ -13,7 +13,8 @@ import importlib
 from types import ModuleType
 
 SEED = 20240611
-SUITES = ["recall", "multi_session", "temporal", "knowledge_update", "abstention", "preference", "agentic", "injection"]
+SUITES = ["recall", "multi_session", "temporal", "knowledge_update", "abstention", "preference", "agentic", "injection",
+          "cross_thread", "long_task"]
 """Every generated suite, in the order they are written (and listed in cards and tables)."""
 
 

@@ -162,6 +162,22 @@ class Conv:
         self._check()
         return conv
 
+    def build_threads(self) -> list[dict]:
+        """The conversation as threads of one user: every session its own conversation (id
+        ``<id>-t<k>``) in the user's namespace, each probe in the thread of its ``after_turn``.
+        Turn ids stay unique per user, so a probe can cite evidence from an earlier thread."""
+        whole = self.build()
+        thread_of = {t["id"]: k for k, s in enumerate(whole["sessions"]) for t in s["turns"]}
+        out = []
+        for k, session in enumerate(whole["sessions"]):
+            conv: dict[str, Any] = {"id": f"{self.id}-t{k + 1}", "namespace": whole["namespace"],
+                                    "speakers": whole["speakers"], "sessions": [session],
+                                    "probes": [p for p in whole["probes"] if thread_of[p["after_turn"]] == k]}
+            if self.meta:
+                conv["meta"] = {**self.meta, "thread": k + 1}
+            out.append(conv)
+        return out
+
     def _check(self) -> None:
         for p in self.probes:
             if not p["_literal"]:

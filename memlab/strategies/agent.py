@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -34,6 +34,7 @@ from memlab.strategies.base import AgentStep, ContextLine, ContextSection, TurnE
 from memlab.strategies.slots import Component, Params, component, declare_slot
 from memlab.strategies.state import Invocation, Query, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
+from memlab.strategies.summarizers import make_summarizer
 from memlab.strategies.triggers import Compressor, Entry, make_trigger, resolve_trigger
 
 declare_slot("agent", "an agent that runs live in each invocation and may call memory tools", order=20)
@@ -46,6 +47,9 @@ class _WorkingMemory(Params):
     """Steps kept raw when working memory is compressed."""
     budget_tokens: int = Field(default=2000, ge=1)
     """The working-memory budget the agent is told about (memory_status); token_threshold uses its own max_tokens."""
+    summarizer: Literal["model", "verbatim", "planted_lossy"] = "model"
+    """What folds the steps: the model's compress role (the design); ``verbatim`` (lossless) and
+    ``planted_lossy`` (drops every value) are instruments that bracket it (memlab suite-check)."""
 
     @field_validator("trigger", mode="before")
     @classmethod
@@ -73,7 +77,8 @@ class ReactAgent(Component):
     def begin_conversation(self, state: StrategyState) -> None:
         wm = self.params.working_memory
         self.trigger = make_trigger(wm.trigger)
-        self.memory = Compressor(self.trigger, wm.keep_recent, self.env.roles.compress, component="working_memory")
+        self.memory = Compressor(self.trigger, wm.keep_recent, make_summarizer(wm.summarizer, self.env.roles),
+                                 component="working_memory")
         self.context_text = ""
         self.invocation_index: int | None = None
         self.step = 0

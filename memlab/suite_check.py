@@ -1,0 +1,274 @@
+"""Suite validity: does a dataset put the designs under the pressure that separates them?
+
+A comparison that finds "no difference" is a finding only if the data could have shown one. For
+each dataset, ``memlab suite-check`` plays **planted contrasts**: pairs of strategies that differ in
+one mechanism and whose order is known in advance, because one side is the other with that
+mechanism deliberately broken. If a dataset cannot tell them apart, it cannot tell real designs
+apart on that mechanism either.
+
+===============  ======================================================================  =================
+contrast         better side  vs  worse side (everything else equal)                     probes scored
+===============  ======================================================================  =================
+``extraction``   oracle extractor  vs  ``noisy_oracle`` keeping half the facts            answerable
+                 (append, in-memory store, vector top-8, no short-term memory)
+``short_term``   ``full_context`` (the current thread)  vs  ``recent_window(4)``         answerable
+``compression``  working memory compressed every 2 steps by a lossless summariser  vs    answerable
+                 by a planted lossy one (react agent, no tools, no other memory)
+``threads``      ``all_threads`` (every thread of the user)  vs  ``full_context``          evidence only in
+                                                                                         earlier threads
+===============  ======================================================================  =================
+
+Per contrast: the paired difference in string recall (better − worse) over the same probes, its
+interval clustered by user, **detected** when the interval excludes 0 in the known direction, and
+the **minimum detectable difference** at 80% power for that dataset's number of users, from the
+observed cluster-robust standard error: ``(t(1−α/2, G−1) + t(0.8, G−1)) · SE``. A contrast with no
+scoreable probes (no cross-thread probes, say) is reported as such.
+
+The metric is string recall only: it depends on what the context holds, not on any answering
+model, so the check says what the *data* can detect.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+METRIC = "evidence_recall"
+CROSS_THREAD_SCOPES = ("earlier_threads", "mixed")
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """Two strategies whose order on string recall is known: ``better`` is ``worse`` with one
+    mechanism intact."""
+
+    name: str
+    question: str
+    better: dict[str, Any]
+    worse: dict[str, Any]
+    scope: str = "answerable"
+    """``answerable``: every probe with a gold answer; ``cross_thread``: those whose evidence lies
+    only (or partly) in the user's earlier threads."""
+
+
+_EXTRACT = {"consolidator": {"type": "append"}, "store": {"type": "in_memory"}, "retriever": {"type": "vector", "k": 8}}
+
+
+def _wm(summarizer: str) -> dict[str, Any]:
+    return {"type": "react", "working_memory": {"trigger": {"type": "every_n_steps", "n": 2}, "keep_recent": 0,
+                                                "summarizer": summarizer}}
+
+
+CONTRASTS: tuple[Contrast, ...] = (
+    Contrast("extraction", "does it matter how many facts an extractor writes? oracle vs half the facts dropped",
+             {"name": "sc-extract-oracle", "extractor": {"type": "oracle"}, **_EXTRACT},
+             {"name": "sc-extract-half", "extractor": {"type": "noisy_oracle", "recall": 0.5, "seed": 0}, **_EXTRACT}),
+    Contrast("short_term", "does the current thread's history matter? the whole thread vs its last 4 messages",
+             {"name": "sc-full-thread", "preset": "full_context"},
+             {"name": "sc-window-4", "short_term": {"type": "recent_window", "n": 4}}),
+    Contrast("compression", "can compressing working memory lose evidence? lossless vs planted-lossy summariser, "
+             "every 2 steps",
+             {"name": "sc-wm-lossless", "agent": _wm("verbatim")},
+             {"name": "sc-wm-lossy", "agent": _wm("planted_lossy")}),
+    Contrast("threads", "do probes need earlier threads? every thread of the user vs the current thread",
+             {"name": "sc-all-threads", "preset": "all_threads"},
+             {"name": "sc-full-thread", "preset": "full_context"}, scope="cross_thread"),
+)
+
+
+@dataclass
+class ContrastResult:
+    dataset: str
+    contrast: str
+    better: str
+    worse: str
+    probes: int
+    users: int
+    mean_better: float
+    mean_worse: float
+    diff: float
+    ci_low: float
+    ci_high: float
+    detected: bool
+    mde: float
+    """Minimum detectable difference at 80% power (two-sided α = 0.05) for this many users."""
+    note: str = ""
+
+
+@dataclass
+class SuiteCheck:
+    results: list[ContrastResult] = field(default_factory=list)
+    runs: dict[str, str] = field(default_factory=dict)
+    """Dataset → the run folder its contrasts were played in."""
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame([asdict(r) for r in self.results])
+
+    def detected(self) -> dict[str, dict[str, bool]]:
+        out: dict[str, dict[str, bool]] = {}
+        for r in self.results:
+            out.setdefault(r.dataset, {})[r.contrast] = r.detected
+        return out
+
+
+def strategies(contrasts: tuple[Contrast, ...] | list[Contrast] = CONTRASTS) -> list[dict[str, Any]]:
+    """Every strategy the contrasts need, once each."""
+    out: dict[str, dict[str, Any]] = {}
+    for c in contrasts:
+        for spec in (c.better, c.worse):
+            out.setdefault(spec["name"], spec)
+    return list(out.values())
+
+
+def cluster_se(values: np.ndarray, clusters: list[Any]) -> float:
+    """Cluster-robust standard error of the mean of ``values`` (CR1: the G/(G−1) correction)."""
+    x = np.asarray(values, dtype=float)
+    n = x.size
+    codes = pd.factorize(pd.Series([repr(c) for c in clusters]))[0]
+    g = int(codes.max()) + 1 if n else 0
+    if g < 2:
+        return float("nan")
+    resid = np.bincount(codes, weights=x - x.mean(), minlength=g)
+    return float(math.sqrt(g / (g - 1) * float((resid ** 2).sum())) / n)
+
+
+def minimum_detectable(se: float, users: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The smallest true difference a two-sided test at ``alpha`` finds with probability ``power``
+    when its standard error is ``se`` and there are ``users`` clusters (t with G − 1 degrees of freedom)."""
+    from scipy import stats as st
+
+    if users < 2 or not math.isfinite(se) or se == 0:
+        return float("nan")  # no interval, or no variation to size a test by
+    df = users - 1
+    return float((st.t.ppf(1 - alpha / 2, df) + st.t.ppf(power, df)) * se)
+
+
+def score(run_dir: str | Path, dataset: str | None = None, n_boot: int = 2000,
+          contrasts: tuple[Contrast, ...] | list[Contrast] = CONTRASTS) -> list[ContrastResult]:
+    """The contrasts of a finished suite-check run, per dataset (or only ``dataset``)."""
+    from memlab.results import load_run
+    from memlab.stats import Bootstrap, paired_compare
+
+    res = load_run(run_dir)
+    probes = res.probes
+    out = []
+    for ds, frame in probes.groupby("dataset"):
+        if dataset is not None and ds != dataset:
+            continue
+        key = ["conversation_id", "probe_id"]
+        for c in contrasts:
+            a = frame[frame["strategy"] == c.better["name"]].set_index(key)
+            b = frame[frame["strategy"] == c.worse["name"]].set_index(key)
+            common = a.index.intersection(b.index)
+            a, b = a.loc[common], b.loc[common]
+            keep = a[METRIC].notna() & b[METRIC].notna()
+            if c.scope == "cross_thread":
+                keep &= a["evidence_scope"].isin(CROSS_THREAD_SCOPES)
+            a, b = a[keep], b[keep]
+            users = list(a["namespace"]) if "namespace" in a else [cid for cid, _ in a.index]
+            if a.empty:
+                note = ("no probe with evidence only in earlier threads (every user has one thread, or probes are "
+                        "asked where their evidence was said)" if c.scope == "cross_thread" else "no answerable probes")
+                nan = float("nan")
+                out.append(ContrastResult(str(ds), c.name, c.better["name"], c.worse["name"], 0, 0, nan, nan, nan, nan, nan,
+                                          False, nan, note))
+                continue
+            x, y = a[METRIC].to_numpy(float), b[METRIC].to_numpy(float)
+            paired = paired_compare(x, y, users, higher_is_better=True, spec=Bootstrap(n_boot=n_boot, seed=0))
+            g = len(set(users))
+            se = cluster_se(x - y, users)
+            detected = bool(paired.ci_low > 0)
+            note = "" if detected else ("fewer than 2 users: no interval" if g < 2 else
+                                        "the better side did not win: the data does not exercise this mechanism"
+                                        if paired.diff <= 0 else "interval includes 0")
+            out.append(ContrastResult(str(ds), c.name, c.better["name"], c.worse["name"], int(len(x)), g,
+                                      float(x.mean()), float(y.mean()), paired.diff, paired.ci_low, paired.ci_high,
+                                      detected, minimum_detectable(se, g), note))
+    return out
+
+
+def suite_check(datasets: list[str], *, output_dir: str | Path | None = None, workers: int = 1, progress: bool = False,
+                limit_users: int | None = None, n_boot: int = 2000, contrasts: list[str] | None = None) -> SuiteCheck:
+    """Play the planted contrasts (all, or those named in ``contrasts``) on every dataset with the
+    offline model, in one run (one start-up, one finalize), and score them per dataset."""
+    from memlab.config import validate_config
+    from memlab.runner import run
+
+    chosen = [c for c in CONTRASTS if contrasts is None or c.name in contrasts]
+    unknown = sorted(set(contrasts or ()) - {c.name for c in CONTRASTS})
+    if unknown:
+        raise ValueError(f"unknown contrast(s) {', '.join(unknown)}; known: {', '.join(c.name for c in CONTRASTS)}")
+    base = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="memlab-suite-check-"))
+    config = validate_config({
+        "name": "suite-check", "datasets": [str(p) for p in datasets], "model": {"provider": "offline"},
+        "strategies": strategies(chosen), "bootstrap": 0, "limit_conversations": limit_users, "output_dir": str(base),
+        "executor": {"type": "auto", "workers": workers}, "metrics": [METRIC]}, "suite-check")
+    run_dir = run(config, progress=progress)
+    check = SuiteCheck(runs={str(p): str(run_dir) for p in datasets})
+    check.results.extend(score(run_dir, n_boot=n_boot, contrasts=chosen))
+    return check
+
+
+def expectations(check: SuiteCheck) -> dict[str, Any]:
+    """What a committed expectations file holds: per dataset and contrast, whether it was detected
+    (what CI holds the dataset to) and the measured numbers (documentation)."""
+    datasets: dict[str, dict[str, Any]] = {}
+    for r in check.results:
+        datasets.setdefault(r.dataset, {})[r.contrast] = {
+            "detected": r.detected, "diff": _round(r.diff), "ci": [_round(r.ci_low), _round(r.ci_high)],
+            "mde": _round(r.mde), "probes": r.probes, "users": r.users, **({"note": r.note} if r.note else {})}
+    return {"metric": METRIC, "contrasts": {c.name: c.question for c in CONTRASTS}, "datasets": datasets}
+
+
+def _round(x: float) -> float | None:
+    return round(float(x), 4) if math.isfinite(x) else None
+
+
+def lost_detections(check: SuiteCheck, expected: dict[str, Any]) -> list[str]:
+    """Contrasts a dataset is documented to detect (``expected``) that this check did not detect."""
+    got = check.detected()
+    lost = []
+    for ds, contrasts in (expected.get("datasets") or {}).items():
+        if ds not in got:
+            continue
+        for name, want in contrasts.items():
+            if want.get("detected") and not got[ds].get(name, False):
+                lost.append(f"{ds}: {name}")
+    return lost
+
+
+def markdown_table(check: SuiteCheck) -> str:
+    """dataset × contrast: Δ [interval], detected, MDE, probes/users — the table in datasets/README.md."""
+    names = [c.name for c in CONTRASTS]
+    by = {(r.dataset, r.contrast): r for r in check.results}
+    rows = ["| dataset | users | " + " | ".join(names) + " |", "|---|--:|" + "|".join(":--" for _ in names) + "|"]
+    for ds in dict.fromkeys(r.dataset for r in check.results):
+        cells = []
+        users = max((by[(ds, n)].users for n in names if (ds, n) in by), default=0)
+        for n in names:
+            r = by.get((ds, n))
+            if r is None or r.probes == 0:
+                cells.append("– (no such probes)")
+            else:
+                mark = "✓" if r.detected else "✗"
+                mde = f"{r.mde:.2f}" if math.isfinite(r.mde) else "–"
+                cells.append(f"{mark} {r.diff:+.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}], MDE {mde}, n {r.probes}")
+        rows.append(f"| {ds} | {users} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def load_expectations(path: str | Path) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read suite-check expectations ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("datasets"), dict):
+        raise ValueError(f"{path}: not a suite-check expectations file (no 'datasets' mapping)")
+    return data
