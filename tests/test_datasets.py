@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DATASETS = ROOT / "datasets"
 SUITES_DIR = DATASETS / "suites"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SUITES = ["recall", "multi_session", "temporal", "knowledge_update", "abstention", "preference", "agentic", "injection"]
+SUITES = ["recall", "multi_session", "temporal", "knowledge_update", "abstention", "preference", "agentic", "injection",
+          "cross_thread", "long_task"]
 SHIPPED = [DATASETS / "starter.yaml", *[SUITES_DIR / f"{s}.yaml" for s in SUITES]]
 
 
@@ -189,10 +190,13 @@ def test_literal_gold_answers_occur_in_evidence(shipped, path):
     ds, _ = shipped[path.name]
     literal = {Category.single_hop, Category.knowledge_update, Category.preference, Category.agentic, Category.injection}
     checked = 0
+    user_texts: dict[str, dict[str, str]] = {}  # evidence may lie in an earlier thread of the same user
+    for conv in ds.conversations:
+        user_texts.setdefault(conv.ns, {}).update({t.id: t.text for _, t in conv.turns()})
     for conv, probe in ds.probes():
         if probe.abstain or probe.category not in literal or not probe.evidence:
             continue
-        texts = {t.id: t.text for _, t in conv.turns()}
+        texts = user_texts[conv.ns]
         ev = _norm(" ".join(texts[e] for e in probe.evidence))
         hits = [any(_norm(f) in ev for f in g.forms()) for g in probe.gold]
         assert (all(hits) if probe.gold_match == "all" else any(hits)), f"{probe.id}: {probe.gold} not in {probe.evidence}"
@@ -223,6 +227,45 @@ def test_suites_meet_counts(shipped):
     assert n_conv >= 40 and n_probes >= 400
     for c in ["single_hop", "multi_session", "temporal", "knowledge_update", "abstention", "preference", "agentic", "injection"]:
         assert cats[c] >= 20, cats
+
+
+def _invocations(conv) -> list[int]:
+    """Turns per invocation (a user message and the turns after it until the next user message)."""
+    out: list[int] = []
+    for _, t in conv.turns():
+        if t.role == "user" or not out:
+            out.append(0)
+        out[-1] += 1
+    return out
+
+
+def test_thread_suites_need_earlier_threads(shipped):
+    """cross_thread and long_task: many users, several threads each, most probes answerable only
+    from earlier threads; long_task's first thread holds one invocation of 25-40 steps with probes
+    asked inside it."""
+    for name, (lo, hi) in (("cross_thread.yaml", (5, 8)), ("long_task.yaml", (3, 5))):
+        ds, _ = shipped[name]
+        users = Counter(c.ns for c in ds.conversations)
+        assert len(users) >= 12 and all(lo <= n <= hi for n in users.values()), (name, users)
+        scopes: Counter = Counter()
+        seen: dict[str, set[str]] = {}
+        for conv in ds.conversations:
+            own = {t.id for _, t in conv.turns()}
+            for p in conv.probes:
+                if p.evidence:
+                    scopes["earlier" if not set(p.evidence) & own else "own" if set(p.evidence) <= own else "mixed"] += 1
+                    assert set(p.evidence) <= own | seen.get(conv.ns, set()), p.id
+            seen.setdefault(conv.ns, set()).update(own)
+        assert scopes["earlier"] >= 50 and scopes["own"] >= 14, (name, scopes)
+    lt, _ = shipped["long_task.yaml"]
+    firsts = [c for c in lt.conversations if c.id.endswith("-t1")]
+    for conv in firsts:
+        longest = max(_invocations(conv))
+        assert 25 <= longest <= 40, (conv.id, longest)
+        after = {t.id: i for i, (_, t) in enumerate(conv.turns())}
+        roles = [t.role for _, t in conv.turns()]
+        mid = [p for p in conv.probes if roles[after[p.after_turn] + 1] != "user"]  # the invocation goes on after it
+        assert len(mid) >= 2, conv.id
 
 
 def test_suite_specific_properties(shipped):

@@ -2,7 +2,7 @@
 
 Every user has 3-5 threads. The first is one long task: the user's request and two tool calls, then
 the user interjects with a durable fact (a user message starts a new invocation) and the task goes
-on for 10-17 more tool calls (each an assistant turn and a long observation) in that one
+on for 12-18 more tool calls (each an assistant turn and a long observation) in that one
 invocation, so working memory grows past any sensible budget within it. Probes are asked in the
 middle of the task about observations made early in it (answered from what the agent holds at
 that step: working memory with its summaries, plus retrieved memory), and about the request the
@@ -38,9 +38,9 @@ def suite_long_task(rng: Rng) -> list[Conv]:
         fact_vals = {"city": rng.fresh(CITIES, c.used), "month": rng.pick(MONTHS),
                      "phone": f"+44 7{rng.randint(100, 999)} {rng.randint(100000, 999999)}",
                      "name": rng.fresh(FEMALE + MALE, c.used)}
-        n_ent = rng.randint(12, 19)
+        n_ent = rng.randint(14, 20)
         # the user interjects after the second observation; a user message starts a new invocation, so
-        # the interjection and the remaining calls (21-35 turns, plus the report) are one long invocation
+        # the interjection, the remaining 12-18 calls (24-36 turns) and the report are one invocation of 26-38 steps
         mid_fact = 1
         probe_steps = sorted(rng.sample(range(n_ent - 6, n_ent - 1), 2))
 
@@ -78,13 +78,12 @@ def _noun(domain: str) -> str:
 
 
 def _number(n: int) -> str:
-    words = {12: "twelve", 13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen", 17: "seventeen", 18: "eighteen",
-             19: "nineteen"}
+    words = {14: "fourteen", 15: "fifteen", 16: "sixteen", 17: "seventeen", 18: "eighteen", 19: "nineteen", 20: "twenty"}
     return words.get(n, str(n))
 
 
 PURPOSE = ("One long tool-using task per user: a request, two tool calls, then the user interjects with a durable fact "
-           "and the task goes on for 10-17 more tool calls with long observations (one invocation of 21-36 steps), followed by "
+           "and the task goes on for 12-18 more tool calls with long observations (one invocation of 26-38 steps), followed by "
            "2-4 later threads. Probes asked deep inside the task need observations from its first calls (working memory "
            "holds them unless a compression lost them) and the count the user gave at its start; probes in later "
            "threads need values the task observed and the fact the user stated mid-task (only long-term memory carries "
