@@ -319,14 +319,16 @@ def _cmd_suite_check(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from memlab.suite_check import expectations, load_expectations, lost_detections, markdown_table, suite_check
+    from memlab.suite_check import (check_expected, expectations, load_expectations, lost_detections, markdown_table,
+                                    suite_check)
 
     expected = load_expectations(args.expect) if args.expect else None
-    contrasts = args.contrast
-    if expected is not None and not contrasts:  # a CI check plays only what the file says must be detected
-        contrasts = sorted({name for ds in expected["datasets"].values() for name, v in ds.items() if v.get("detected")})
-    check = suite_check(args.paths, output_dir=args.output_dir, workers=args.workers, progress=not args.no_progress,
-                        limit_users=args.limit, contrasts=contrasts or None)
+    if expected is not None and not args.contrast:  # a CI check plays only what the file says each dataset detects
+        check = check_expected(args.paths, expected, output_dir=args.output_dir, workers=args.workers,
+                               progress=not args.no_progress, limit_users=args.limit)
+    else:
+        check = suite_check(args.paths, output_dir=args.output_dir, workers=args.workers, progress=not args.no_progress,
+                            limit_users=args.limit, contrasts=args.contrast or None)
     console = Console() if Console().is_terminal else Console(width=200)
     table = Table(title="memlab suite-check: planted contrasts (string recall, better − worse, paired, clustered by user)",
                   title_style="bold", caption="✓ detected: the 95% interval excludes 0 in the known direction · "
@@ -339,7 +341,7 @@ def _cmd_suite_check(args: argparse.Namespace) -> int:
             continue
         table.add_row(r.dataset, r.contrast, str(r.users), str(r.probes), f"{r.mean_better:.2f}", f"{r.mean_worse:.2f}",
                       f"{r.diff:+.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}]", "✓" if r.detected else "✗",
-                      f"{r.mde:.2f}" if r.mde == r.mde else "–", r.note)
+                      ("<0.01" if r.mde < 0.005 else f"{r.mde:.2f}") if r.mde == r.mde else "–", r.note)
     console.print(table)
     if args.out:
         out = Path(args.out)

@@ -216,6 +216,14 @@ def suite_check(datasets: list[str], *, output_dir: str | Path | None = None, wo
     return check
 
 
+def check_expected(datasets: list[str], expected: dict[str, Any], **kwargs: Any) -> SuiteCheck:
+    """Play only the contrasts that ``expected`` documents as detected for some dataset (one run:
+    one start-up and one finalize; the cheap contrasts cost less than a second run would): what CI
+    needs to know whether a documented detection was lost."""
+    names = sorted({c for ds in (expected.get("datasets") or {}).values() for c, v in ds.items() if v.get("detected")})
+    return suite_check(datasets, contrasts=names or None, **kwargs)
+
+
 def expectations(check: SuiteCheck) -> dict[str, Any]:
     """What a committed expectations file holds: per dataset and contrast, whether it was detected
     (what CI holds the dataset to) and the measured numbers (documentation)."""
@@ -258,7 +266,7 @@ def markdown_table(check: SuiteCheck) -> str:
                 cells.append("– (no such probes)")
             else:
                 mark = "✓" if r.detected else "✗"
-                mde = f"{r.mde:.2f}" if math.isfinite(r.mde) else "–"
+                mde = ("<0.01" if r.mde < 0.005 else f"{r.mde:.2f}") if math.isfinite(r.mde) else "–"
                 cells.append(f"{mark} {r.diff:+.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}], MDE {mde}, n {r.probes}")
         rows.append(f"| {ds} | {users} | " + " | ".join(cells) + " |")
     return "\n".join(rows)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install memlab (and chromium when absent), start the project's PostgreSQL (+pgvector) on 127.0.0.1,
-# run the test suite, then the regression gate (memlab check evals/ci.yaml); non-zero if either fails.
+# run the test suite, then the regression gate (memlab check evals/ci.yaml) and the suite-validity check
+# (every shipped evaluation dataset still detects the planted contrasts datasets/suite_check.json documents);
+# non-zero if any fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
@@ -13,5 +15,11 @@ status=0
 gate=0
 .venv/bin/python -m memlab.cli check evals/ci.yaml --baseline evals/baselines/ci.json --no-progress \
   --markdown results/ci-gate.md || gate=$?
+# Suite validity (datasets/README.md, "Suite validity"): a shipped suite that stops detecting a contrast it is
+# documented to detect fails CI.
+suites=0
+.venv/bin/python -m memlab.cli suite-check datasets/starter.yaml datasets/suites/*.yaml datasets/time_tracking.yaml \
+  --expect datasets/suite_check.json --workers 2 --no-progress --output-dir results/suite-check || suites=$?
 if [ "$status" -ne 0 ]; then exit "$status"; fi
-exit $gate
+if [ "$gate" -ne 0 ]; then exit "$gate"; fi
+exit $suites

@@ -101,16 +101,17 @@ def stats_table(rows: list[dict[str, Any]], title: str = "Datasets"):
     short = {"single_hop": "single", "multi_session": "multi", "temporal": "temp", "knowledge_update": "update",
              "abstention": "abst", "preference": "pref", "agentic": "agent", "injection": "inject", "open_domain": "open"}
     table = Table(title=title, show_lines=False)
-    for col in ["dataset", "convs", "sessions", "turns", "probes", *[short[c] for c in cats], "tokens", "tok/conv min/med/max"]:
+    for col in ["dataset", "users", "convs", "sessions", "turns", "probes", *[short[c] for c in cats], "tokens",
+                "tok/conv min/med/max"]:
         table.add_column(col, justify="left" if col == "dataset" else "right")
     for r in rows:
         tk = r["tokens_per_conversation"]
-        table.add_row(r["name"], str(r["conversations"]), str(r["sessions"]), str(r["turns"]), str(r["probes"]),
+        table.add_row(r["name"], str(r["namespaces"]), str(r["conversations"]), str(r["sessions"]), str(r["turns"]), str(r["probes"]),
                       *[str(r["probes_by_category"].get(c, 0)) for c in cats], f"{r['tokens']:,}",
                       f"{tk['min']:,} / {tk['median']:,} / {tk['max']:,}")
     if len(rows) > 1:
         tot = lambda k: sum(r[k] for r in rows)  # noqa: E731
-        table.add_row("[b]total[/b]", str(tot("conversations")), str(tot("sessions")), str(tot("turns")), str(tot("probes")),
+        table.add_row("[b]total[/b]", str(tot("namespaces")), str(tot("conversations")), str(tot("sessions")), str(tot("turns")), str(tot("probes")),
                       *[str(sum(r["probes_by_category"].get(c, 0) for r in rows)) for c in cats], f"{tot('tokens'):,}", "")
     return table
 
