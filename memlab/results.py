@@ -326,12 +326,15 @@ class RunResults:
         out.attrs["caption"] = self.bootstrap.caption()
         return out
 
-    def compare(self, a: str, b: str, metrics: list[str] | None = None, by_category: bool = True) -> pd.DataFrame:
+    def compare(self, a: str, b: str, metrics: list[str] | None = None, by_category: bool = True,
+                by: str = "category") -> pd.DataFrame:
         """Paired comparison of strategies ``a`` and ``b`` over the probes both answered.
 
         Per category ('all' first) and reported column: both means, the mean difference A − B with
         a conversation-clustered CI, for binary columns the discordant probes (``a_only``: A hit,
-        B missed; ``b_only``: the reverse), and a verdict (A better / B better / not shown)."""
+        B missed; ``b_only``: the reverse), and a verdict (A better / B better / not shown).
+        ``by`` groups by another probe column instead of the category (``evidence_scope``: own
+        thread vs earlier threads; ``dataset``); the group's value goes in the ``category`` column."""
         known = sorted(set(self.probes["strategy"])) if not self.probes.empty else []
         for name in (a, b):
             if name not in known:
@@ -340,14 +343,16 @@ class RunResults:
                 raise ValueError(f"{self.path}: no strategy {name!r} in this run.{hint} Strategies: {', '.join(known) or '(none)'}")
         spec = self.bootstrap
         key = ["dataset", "conversation_id", "probe_id"]
-        probes = self.probes[key + ["strategy", "category"]].join(self._scored())
+        if by not in self.probes.columns:
+            raise ValueError(f"{self.path}: cannot group by {by!r}: no such probe column")
+        probes = self.probes[list(dict.fromkeys(key + ["strategy", by]))].join(self._scored())
         pa = probes[probes["strategy"] == a].set_index(key)
         pb = probes[probes["strategy"] == b].set_index(key)
         common = pa.index.intersection(pb.index)
         pa, pb = pa.loc[common], pb.loc[common]
         groups = [("all", np.ones(len(common), dtype=bool))]
         if by_category:
-            groups += [(c, (pa["category"] == c).to_numpy()) for c in sorted(set(pa["category"]))]
+            groups += [(c, (pa[by] == c).to_numpy()) for c in sorted(set(pa[by].dropna()), key=str)]
         clusters = [(ds, conv) for ds, conv, _ in common]
         rows = []
         for category, mask in groups:

@@ -80,6 +80,15 @@ def test_scope_table_splits_recall_by_where_the_evidence_was_said(thread_run):
     assert t.loc["full_context", "thread"] == 1.0 and t.loc["full_context", "earlier_threads_n"] == 3
 
 
+def test_paired_comparison_by_evidence_scope(thread_run):
+    cmp = thread_run.compare("all_threads", "full_context", metrics=["evidence_recall"], by="evidence_scope")
+    rows = cmp.set_index("category")
+    assert rows.loc["earlier_threads", "diff"] == 1.0 and rows.loc["earlier_threads", "n"] == 3
+    assert rows.loc["thread", "diff"] == 0.0
+    with pytest.raises(ValueError, match="no such probe column"):
+        thread_run.compare("all_threads", "full_context", by="nope")
+
+
 # ------------------------------------------------------------------------------------------- bad input
 
 

@@ -2,7 +2,9 @@
 
     PYTHONPATH=$PWD .venv/bin/python evals/presets/ranking.py results/<run>
 
-One markdown row per strategy, best evidence recall first: evidence recall, knowledge-update
+One markdown row per strategy, best evidence recall first: evidence recall (all probes, then only
+the probes whose evidence lies in an earlier thread of the user: what only long-term memory can
+carry — a design that keeps memory per conversation, not per user, shows it here), knowledge-update
 handling (the answer gives the current value and no superseded one), stale leakage (the answer
 asserts a superseded value: ``stale_only`` or ``both`` — ``memlab report`` prints the two levels
 apart, not their sum), abstention when it should, memory-context tokens per probe, and write-path
@@ -40,6 +42,8 @@ def ranking(run_dir: str | Path) -> str:
     spec = res.bootstrap
     probes = res.probes.copy()
     probes["conv"] = list(zip(probes["dataset"], probes["conversation_id"]))
+    probes["user"] = list(zip(probes["dataset"], probes["namespace"] if "namespace" in probes else probes["conversation_id"]))
+    cross = probes["evidence_scope"].isin(["earlier_threads", "mixed"]) if "evidence_scope" in probes else probes["dataset"] != probes["dataset"]
     stale = probes["update_answer"].map(lambda v: None if v is None or pd.isna(v) else float(v in ("stale_only", "both")))
     probes["stale_leak"] = stale.astype(float)
     calls = res.calls
@@ -53,16 +57,18 @@ def ranking(run_dir: str | Path) -> str:
                     if not w.empty else pd.Series(dtype=float))
         write_tokens = convs.apply(lambda r: float(per_conv.get((r["dataset"], r["conversation_id"]), 0.0)), axis=1)
         recall_mean = float(p["evidence_recall"].mean())
+        pc = p[cross.loc[p.index]]
         rows.append((recall_mean, [
             f"`{strategy}`",
             _cell(p["evidence_recall"], p["conv"], spec),
+            _cell(pc["evidence_recall"], pc["user"], spec) if not pc.empty else "–",
             _cell(p["update_correct"], p["conv"], spec),
             _cell(p["stale_leak"], p["conv"], spec),
             _cell(p["abstain_when_should"], p["conv"], spec),
             _cell(p["context_tokens"], p["conv"], spec, digits=0),
             _cell(write_tokens, list(zip(convs["dataset"], convs["conversation_id"])), spec, digits=0),
         ]))
-    head = ["strategy", "evidence recall ↑", "update correct ↑", "stale leak ↓", "abstains when it should ↑",
+    head = ["strategy", "evidence recall ↑", "recall, earlier threads ↑", "update correct ↑", "stale leak ↓", "abstains when it should ↑",
             "context tokens / probe ↓", "write-path tokens / conv ↓"]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     lines += ["| " + " | ".join(cells) + " |" for _, cells in sorted(rows, key=lambda r: -r[0])]
