@@ -345,14 +345,14 @@ class RunResults:
         key = ["dataset", "conversation_id", "probe_id"]
         if by not in self.probes.columns:
             raise ValueError(f"{self.path}: cannot group by {by!r}: no such probe column")
-        probes = self.probes[list(dict.fromkeys(key + ["strategy", by]))].join(self._scored())
+        probes = self.probes[key + ["strategy"]].assign(_group=self.probes[by]).join(self._scored())
         pa = probes[probes["strategy"] == a].set_index(key)
         pb = probes[probes["strategy"] == b].set_index(key)
         common = pa.index.intersection(pb.index)
         pa, pb = pa.loc[common], pb.loc[common]
         groups = [("all", np.ones(len(common), dtype=bool))]
         if by_category:
-            groups += [(c, (pa[by] == c).to_numpy()) for c in sorted(set(pa[by].dropna()), key=str)]
+            groups += [(c, (pa["_group"] == c).to_numpy()) for c in sorted(set(pa["_group"].dropna()), key=str)]
         clusters = [(ds, conv) for ds, conv, _ in common]
         rows = []
         for category, mask in groups:

@@ -22,16 +22,19 @@
 # tool step; compressing it folds old steps into a summary. Compress too often and evidence is lost
 # in the summary, too late and every step re-sends a long prompt. The strategies come from
 # `evals/axes.yaml` (the compression-trigger axis, with post-pass extraction held fixed;
-# [`docs/agent.md`](../docs/agent.md) explains the agent loop).
+# [`docs/agent.md`](../docs/agent.md) explains the agent loop). The default dataset is `long_task`:
+# probes asked deep inside a 26-38 step task need observations from its first calls, so a trigger
+# that folds them into a lossy summary shows in recall (the "thread" row of the scope table), while
+# probes from later threads depend on long-term memory, which the trigger does not touch.
 #
-# **Parameters:** the defaults are the small CI run (one agentic conversation). The whole axis on
-# all three suites:
+# **Parameters:** the defaults are the small CI run (one `long_task` user and their threads). The
+# whole axis on every suite of the config:
 # `papermill notebooks/03_compression_triggers.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -p workers 2 -y 'datasets: []' -y 'strategies: [react, never+post_pass, every4+post_pass, tokens1500+post_pass, agent+post_pass]'`
 
 # %% tags=["parameters"]
 config_path = "evals/axes.yaml"
-limit = 1  # conversations per dataset; 0 = all of them
-datasets = ["datasets/suites/agentic.yaml"]  # [] = the config's datasets
+limit = 1  # users per dataset (all threads of each); 0 = all of them
+datasets = ["datasets/suites/long_task.yaml"]  # [] = the config's datasets
 strategies = ["never+post_pass", "every4+post_pass", "agent+post_pass"]  # add "tokens1500+post_pass", "react", "full_context"
 bootstrap = 200  # resamples for the confidence intervals
 workers = 1  # units played at once
@@ -71,6 +74,16 @@ lifecycle.reindex(columns=["compressions_per_conv", "evidence_survival", "wm_tok
 summary = res.summary()
 print(summary.attrs["caption"])
 summary[["evidence_recall", "evidence_recall_ci", "answer_correct", "prompt_tokens_per_conv", "calls_per_conv"]].round(3)
+
+# %% [markdown]
+# Where the evidence was said: in the probe's own thread (inside the task: what working memory kept)
+# or only in earlier threads (what long-term memory carried). `memlab.report.scope_table` is the
+# same table `memlab report` prints.
+
+# %%
+from memlab.report import scope_table
+
+scope_table(res).round(2)
 
 # %% [markdown]
 # Each compression event: when it fired, why, and how many tokens it folded.

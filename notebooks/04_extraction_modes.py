@@ -22,16 +22,18 @@
 # differ in what gets written (stated facts never stored), in write volume and in where the tokens
 # go (tool schemas in every agent prompt vs extraction calls). The strategies come from
 # `evals/axes.yaml` (the extraction axis, with the compression trigger held fixed); `react` (no
-# long-term memory) frames them.
+# long-term memory) frames them. The default dataset is `cross_thread`: most probes are asked in a
+# later thread than the one that stated (or a tool that returned) their answer, so only what was
+# written to long-term memory can answer them.
 #
-# **Parameters:** the defaults are the small CI run (one agentic conversation). The whole axis on all
-# three suites:
+# **Parameters:** the defaults are the small CI run (one `cross_thread` user and their threads). The
+# whole axis on every suite of the config:
 # `papermill notebooks/04_extraction_modes.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -p workers 2 -y 'datasets: []' -y 'strategies: [react, never+post_pass, never+agent_tool, every4+post_pass, every4+agent_tool]'`
 
 # %% tags=["parameters"]
 config_path = "evals/axes.yaml"
-limit = 1  # conversations per dataset; 0 = all of them
-datasets = ["datasets/suites/agentic.yaml"]  # [] = the config's datasets
+limit = 1  # users per dataset (all threads of each); 0 = all of them
+datasets = ["datasets/suites/cross_thread.yaml"]  # [] = the config's datasets
 strategies = ["never+post_pass", "never+agent_tool"]  # config strategies or presets
 pair = ["never+post_pass", "never+agent_tool"]  # compared paired over the same probes
 bootstrap = 200  # resamples for the confidence intervals
@@ -80,3 +82,11 @@ summary[["evidence_recall", "evidence_recall_ci", "answer_correct", "prompt_toke
 # %%
 res.compare(*pair, metrics=["evidence_recall", "answer_correct"], by_category=False)[
     ["metric", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "a_only", "b_only", "verdict"]].round(3)
+
+# %% [markdown]
+# The same pair split by where the evidence was said: in the probe's own thread, or only in earlier
+# threads (where the extraction mode decides everything).
+
+# %%
+res.compare(*pair, metrics=["evidence_recall"], by="evidence_scope")[
+    ["category", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "a_only", "b_only", "verdict"]].round(3)
