@@ -86,11 +86,36 @@ def resolve_dsn(dsn: str | None = None) -> str:
     )
 
 
+def normalize_dsn(dsn: str) -> str:
+    """A URL-form DSN with its user name and password percent-encoded; any other DSN as given.
+
+    libpq ends a URL's userinfo at the first ``/``, so ``postgresql://u:a/b@host/db`` would be
+    read as host ``u``, port ``a`` — and a "could not connect to host u port a" error would quote a
+    piece of the password. Encoded, every password (``#``, ``?``, ``/``, spaces, ``@``) is read
+    whole; libpq decodes the encoding, so a DSN libpq already read right means the same."""
+    from urllib.parse import quote, unquote
+
+    from memlab.redact import split_userinfo
+
+    text = dsn.strip()
+    parts = split_userinfo(text)
+    if parts is None or parts[1] is None:
+        return dsn
+    head, userinfo, rest = parts
+    user, sep, password = userinfo.partition(":")
+
+    def enc(x: str) -> str:
+        return quote(unquote(x), safe="")
+
+    return f"{head}{enc(user)}{':' + enc(password) if sep else ''}@{rest}"
+
+
 def describe_dsn(dsn: str) -> dict[str, str]:
     """host, port, dbname and user of a DSN, never the password.
 
     Falls back to a lenient parse when libpq rejects the DSN, so even the error for a
     malformed DSN can say which server and user it was meant for."""
+    dsn = normalize_dsn(dsn)
     try:
         from psycopg.conninfo import conninfo_to_dict
 
@@ -110,29 +135,27 @@ _KV_RE = re.compile(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'?|\S*)")
 
 
 def _lenient_conninfo(dsn: str) -> dict[str, str]:
-    """host/port/dbname/user/password of a DSN libpq refused (best effort, for messages only)."""
+    """host/port/dbname/user of a DSN libpq refused (best effort, for messages only; never the password)."""
     m = _URI_RE.match(dsn.strip())
     if m:
         hosts = m.group("hosts") or ""
         host, _, port = hosts.rpartition(":") if hosts.count(":") == 1 else (hosts, "", "")
         return {"host": host, "port": port, "dbname": m.group("db") or "", "user": m.group("user") or ""}
-    return {k.lower(): v.strip("'") for k, v in _KV_RE.findall(dsn)}
+    return {k.lower(): v.strip("'") for k, v in _KV_RE.findall(dsn) if k.lower() != "password"}
 
 
 def _dsn_password(dsn: str) -> str | None:
+    from memlab.redact import dsn_password
+
     try:
         from psycopg.conninfo import conninfo_to_dict
 
-        pw = conninfo_to_dict(dsn).get("password")
+        pw = conninfo_to_dict(normalize_dsn(dsn)).get("password")
         if pw:
             return str(pw)
     except Exception:
         pass
-    m = re.match(r"^postgres(?:ql)?://[^:@/?]*:(?P<pw>\S*)@", dsn.strip())
-    if m:
-        return m.group("pw")
-    kv = re.search(r"password\s*=\s*('(?:[^'\\]|\\.)*'?|\S+)", dsn, re.IGNORECASE)
-    return kv.group(1).strip("'") if kv else None
+    return dsn_password(dsn)
 
 
 class PostgresStore:
@@ -165,7 +188,11 @@ class PostgresStore:
             raise StoreError(f"postgres: invalid table name {table!r} (letters, digits, underscore; <= 48 chars)")
         self._psycopg = psycopg
         self._sql: Any = sql
-        self.dsn = resolve_dsn(dsn)
+        from memlab.redact import register_secret
+
+        given = resolve_dsn(dsn)
+        self.dsn = normalize_dsn(given)
+        self._given_dsn = given
         self.table = table
         self.dim = int(dim)
         self.hnsw = hnsw
@@ -175,7 +202,8 @@ class PostgresStore:
         self.exact_below = int(exact_below)
         self._large_ns: set[str] = set()  # namespaces seen above exact_below (forgotten on delete/reset)
         self._addr = describe_dsn(self.dsn)
-        self._password = _dsn_password(self.dsn)
+        self._password = _dsn_password(given)
+        register_secret(self._password)  # a driver error may quote it on its own (memlab.redact)
         self._t = sql.Identifier(table)
         self._closed = False
         self._lock = threading.Lock()
@@ -226,7 +254,8 @@ class PostgresStore:
         from memlab.memory.stores.pgserver import redact_dsn
 
         msg = str(e).strip() or type(e).__name__
-        msg = msg.replace(self.dsn, redact_dsn(self.dsn))
+        for dsn in (self._given_dsn, self.dsn):
+            msg = msg.replace(dsn, redact_dsn(dsn))
         if self._password:
             msg = msg.replace(self._password, "***")
         return redact_dsn(msg)
