@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from memlab.llm.limiter import RateLimit
 from memlab.llm.redact import redact_url
@@ -43,6 +43,18 @@ class CacheSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     mode: Literal["off", "record", "replay", "replay-strict"] = "off"
     path: str | None = Field(default=None, description="JSONL file of recorded calls (committable).")
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _yaml_off(cls, v: Any) -> Any:
+        """YAML 1.1 reads an unquoted ``off`` as false: that can only mean the mode ``off``. Any other
+        boolean (``on``, ``yes``, ``true``) names no mode."""
+        if v is False:
+            return "off"
+        if v is True:
+            raise ValueError("YAML read the mode as the boolean true (`on`, `yes` or `true` unquoted), which is no "
+                             "cache mode; quote it: mode: 'off' | 'record' | 'replay' | 'replay-strict'")
+        return v
 
 
 class ModelSpec(BaseModel):
