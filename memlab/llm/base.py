@@ -69,6 +69,9 @@ class ModelSpec(BaseModel):
     max_tokens: int | None = 512
     timeout_s: float = Field(default=60.0, gt=0, description="Read timeout: how long to wait for a reply.")
     connect_timeout_s: float = Field(default=5.0, gt=0, description="How long to wait for a connection: short, so a dead endpoint shows in seconds.")
+    deadline_s: float | None = Field(
+        default=None, gt=0, description="Total time one attempt may take, every read included (the read timeout "
+        "restarts with each byte, so a server that sends a byte now and then never trips it). None: twice timeout_s.")
     max_attempts: int = Field(default=4, ge=1)
     retry_base_delay_s: float = Field(default=1.0, ge=0)
     rate_limit: RateLimit | None = Field(
