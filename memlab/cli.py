@@ -59,6 +59,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except RunAborted as exc:
         console.print(f"[red]{exc}[/red]")
         return EXIT_CODES["failed"]
+    except Exception as exc:
+        if runner.status != "failed":
+            raise  # refused before the run started (a resume mismatch, a locked folder): exit 2 in main()
+        from memlab.redact import redact_text
+
+        # an unexpected error stopped a started run (a crashed worker, ...): the manifest says failed
+        console.print(f"[red]run stopped: {redact_text(f'{type(exc).__name__}: {exc}')} (manifest status 'failed'; "
+                      f"fix the cause and resume with --resume {runner.run_dir})[/red]")
+        return EXIT_CODES["failed"]
     wall = time.perf_counter() - t0
     files = write_report(run_dir, console=console)
     from memlab.results import load_run
@@ -191,11 +200,22 @@ def _cmd_rejudge(args: argparse.Namespace) -> int:
     spec = _judge_spec_from_args(args)
     if spec is not None and "provider" not in spec:  # only cache/temperature flags: keep the run's own judge
         spec = {**(source_judge_spec(read_manifest(Path(args.run_dir) / "manifest.json")) or {}), **spec}
-    out = rejudge(args.run_dir, spec, prompt=args.prompt, out=args.out, workers=args.workers, report=False)
+    from memlab.llm.types import EndpointDown
+    from memlab.runner import EXIT_CODES
+
+    try:
+        out = rejudge(args.run_dir, spec, prompt=args.prompt, out=args.out, workers=args.workers, report=False)
+    except EndpointDown as exc:  # the judge's endpoint stopped (down, or asked to wait too long): nothing written
+        print(f"memlab rejudge: stopped: {exc}", file=sys.stderr)
+        return EXIT_CODES["failed"]
     console = Console() if Console().is_terminal else Console(width=200)
     write_report(out, console=console)
-    console.print(f"re-judged {args.run_dir} with the {args.prompt} prompt → {out}")
-    return 0
+    manifest = read_manifest(out / "manifest.json")
+    status = manifest.get("status")
+    console.print(f"re-judged {args.run_dir} with the {args.prompt} prompt → {out} · status {status}"
+                  + (f" · the judge failed on {manifest.get('judge_failed')} of {manifest.get('judged')} answers"
+                     if manifest.get("judge_failed") else ""))
+    return EXIT_CODES.get(str(status), 1)
 
 
 def _cmd_judge_audit(args: argparse.Namespace) -> int:
@@ -205,7 +225,14 @@ def _cmd_judge_audit(args: argparse.Namespace) -> int:
 
     from memlab.judging.audit import judge_audit
 
-    result = judge_audit(args.run_dir, _judge_spec_from_args(args), repeats=args.repeats, workers=args.workers)
+    from memlab.llm.types import EndpointDown
+    from memlab.runner import EXIT_CODES
+
+    try:
+        result = judge_audit(args.run_dir, _judge_spec_from_args(args), repeats=args.repeats, workers=args.workers)
+    except EndpointDown as exc:
+        print(f"memlab judge-audit: stopped: {exc}", file=sys.stderr)
+        return EXIT_CODES["failed"]
     console = Console() if Console().is_terminal else Console(width=200)
     table = Table(title=f"judge audit · {args.run_dir}", title_style="bold")
     for col in result.table.columns:
@@ -221,6 +248,10 @@ def _cmd_judge_audit(args: argparse.Namespace) -> int:
     console.print(f"lenient vs strict agree on {s['prompt_agreement']} of all items, {s['prompt_agreement_run_answers']} "
                   f"of the run's answers · temperature {s['temperature']} · cache {s['cache_mode']} · "
                   f"{s['judge_calls']} judge calls · wrote judge_audit.csv, judge_audit.json in {args.run_dir}")
+    if s["judge_failed_calls"]:  # the rates above leave those items out; an audit of nothing must not pass
+        console.print(f"[red]{s['judge_failed_calls']} of {s['judge_calls']} judge calls failed after their retries: "
+                      "the rates cover the judged items only[/red]")
+        return EXIT_CODES["completed_with_failures"]
     return 0
 
 

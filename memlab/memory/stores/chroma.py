@@ -129,11 +129,10 @@ class ChromaStore:
             from chromadb.config import Settings
         except ImportError as e:  # pragma: no cover - optional extra
             raise StoreError("chroma: chromadb is not installed; pip install 'memlab[chroma]'") from e
-        if not _COLLECTION_RE.match(collection) or ".." in collection:
-            raise StoreError(
-                f"chroma: invalid collection name {collection!r} (3-512 chars of [a-zA-Z0-9._-], "
-                "starting and ending alphanumeric)"
-            )
+        try:
+            self.check_options({"collection": collection})
+        except ValueError as exc:
+            raise StoreError(f"chroma: {exc}") from None
         self.collection_name = collection
         self.dim = int(dim)
         self._hnsw = {
@@ -174,6 +173,14 @@ class ChromaStore:
         except Exception as e:
             self.close()
             raise StoreError(f"chroma at {self.address}: cannot open collection {collection!r}: {e}") from e
+
+    @staticmethod
+    def check_options(options: dict[str, Any]) -> None:
+        """Option values checked when a config is loaded, before any run folder exists."""
+        collection = options.get("collection", "memlab")
+        if not isinstance(collection, str) or not _COLLECTION_RE.match(collection) or ".." in collection:
+            raise ValueError(f"invalid collection name {collection!r} (3-512 chars of [a-zA-Z0-9._-], "
+                             "starting and ending alphanumeric)")
 
     # ------------------------------------------------------------------ setup
 

@@ -184,8 +184,10 @@ class PostgresStore:
             from psycopg_pool import ConnectionPool
         except ImportError as e:  # pragma: no cover - optional extra
             raise StoreError("postgres: psycopg / psycopg_pool / pgvector missing; pip install 'memlab[postgres]'") from e
-        if not _TABLE_RE.match(table):
-            raise StoreError(f"postgres: invalid table name {table!r} (letters, digits, underscore; <= 48 chars)")
+        try:
+            self.check_options({"table": table})
+        except ValueError as exc:
+            raise StoreError(f"postgres: {exc}") from None
         self._psycopg = psycopg
         self._sql: Any = sql
         from memlab.redact import register_secret
@@ -241,6 +243,13 @@ class PostgresStore:
         except Exception as e:
             self._pool.close()
             raise StoreError(f"postgres at {self.address}: connection pool did not open: {self._safe(e)}") from None
+
+    @staticmethod
+    def check_options(options: dict[str, Any]) -> None:
+        """Option values checked when a config is loaded, before any run folder exists."""
+        table = options.get("table", "agent_memories")
+        if not isinstance(table, str) or not _TABLE_RE.match(table):
+            raise ValueError(f"invalid table name {table!r} (letters, digits, underscore; <= 48 chars)")
 
     # ------------------------------------------------------------------ setup
 
