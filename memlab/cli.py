@@ -341,6 +341,39 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
+def _cmd_stores_purge(args: argparse.Namespace) -> int:
+    """Delete the memories finished runs left on Postgres / chroma servers (docs/backends.md)."""
+    from memlab.memory.stores.purge import purge_run, runs_older_than
+
+    if not args.run_dirs and args.older_than is None:
+        raise ValueError("memlab stores purge: give RUN_DIR(s), or --older-than DAYS (runs under --results)")
+    runs = [Path(p) for p in args.run_dirs]
+    if args.older_than is not None:
+        runs += [r for r in runs_older_than(args.results, args.older_than) if r not in runs]
+    verb = "would remove" if args.dry_run else "removed"
+    for run in runs:
+        done = purge_run(run, dsn=args.dsn, dry_run=args.dry_run)
+        if done.skipped:
+            print(f"{run}: skipped: {done.skipped}")
+        elif not done.removed:
+            print(f"{run}: no store on a server (in memory, or embedded in the run folder)")
+        else:
+            print(f"{run}: " + "; ".join(f"{verb} {n} memories from {where}" for where, n in done.removed.items()))
+    if not runs:
+        print(f"no run under {args.results} ended more than {args.older_than:g} day(s) ago")
+    return 0
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value:g}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -415,6 +448,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", metavar="FILE", help="also write the diff as markdown (a pull-request comment)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(fn=_cmd_check)
+
+    p = sub.add_parser("stores", help="manage the memories runs leave on store servers")
+    group = p.add_subparsers(dest="stores_command", metavar="COMMAND", required=True)
+    p = group.add_parser("purge", help="delete the memories finished runs left on Postgres / chroma servers "
+                                       "(their run folders and results are kept)")
+    p.add_argument("run_dirs", nargs="*", metavar="RUN_DIR")
+    p.add_argument("--older-than", type=_non_negative_float, metavar="DAYS",
+                   help="also every run under --results that ended more than DAYS days ago")
+    p.add_argument("--results", default="results", help="where --older-than looks for runs (default: results)")
+    p.add_argument("--dsn", help="the Postgres DSN to use when the run's was recorded with its password masked")
+    p.add_argument("--dry-run", action="store_true", help="count what would be removed, remove nothing")
+    p.set_defaults(fn=_cmd_stores_purge)
 
     try:
         from memlab.datasets import cli as datasets_cli

@@ -568,6 +568,26 @@ class ChromaStore:
             else:
                 self._col.delete(where={"_ns": {"$eq": namespace}})
 
+    @_store_op("purge")
+    def purge_prefix(self, prefix: str, *, dry_run: bool = False) -> int:
+        """Delete (or with ``dry_run`` count) the items of every namespace that starts with ``prefix``
+        (a finished run's memories, ``memlab stores purge``). Chroma cannot filter metadata by prefix,
+        so the collection's namespaces are read page by page."""
+        self._check_open()
+        page, offset, ids = 5000, 0, []
+        with self._mu:
+            while True:
+                got = self._col.get(include=["metadatas"], limit=page, offset=offset)
+                if not got["ids"]:
+                    break
+                ids += [i for i, md in zip(got["ids"], got["metadatas"]) if str((md or {}).get("_ns", "")).startswith(prefix)]
+                offset += len(got["ids"])
+            if not dry_run:
+                for start in range(0, len(ids), page):
+                    self._col.delete(ids=ids[start:start + page])
+                self._kw.drop(None)
+        return len(ids)
+
     def close(self) -> None:
         with self._mu:
             if self._closed:

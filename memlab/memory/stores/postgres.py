@@ -705,6 +705,39 @@ class PostgresStore:
         self.close()
 
 
+def purge_prefix(dsn: str | None, table: str, prefix: str, *, dry_run: bool = False,
+                 connect_timeout: int = 5) -> tuple[str, int]:
+    """Delete (or with ``dry_run`` count) every row of ``table`` whose namespace starts with
+    ``prefix``: a finished run's memories (``memlab stores purge``). Returns the server's address
+    and the row count. A table that does not exist holds nothing (it is not created)."""
+    try:
+        import psycopg
+        from psycopg import sql
+    except ImportError as e:  # pragma: no cover - optional extra
+        raise StoreError("postgres: psycopg missing; pip install 'memlab[postgres]'") from e
+    from memlab.redact import redact_text, register_secret
+
+    PostgresStore.check_options({"table": table})
+    given = resolve_dsn(dsn)
+    register_secret(_dsn_password(given))
+    addr = describe_dsn(given)
+    where = f"{addr['host']}:{addr['port']}/{addr['dbname']} (user {addr['user']}) table {table}"
+    like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    try:
+        with psycopg.connect(normalize_dsn(given), autocommit=True, connect_timeout=connect_timeout) as conn:
+            row = conn.execute("SELECT to_regclass(%s)", (f'"{table}"',)).fetchone()
+            if row is None or row[0] is None:
+                return where, 0
+            t = sql.Identifier(table)
+            if dry_run:
+                found = conn.execute(sql.SQL("SELECT count(*) FROM {t} WHERE namespace LIKE %s").format(t=t), (like,)).fetchone()
+                return where, int(found[0]) if found else 0
+            cur = conn.execute(sql.SQL("DELETE FROM {t} WHERE namespace LIKE %s").format(t=t), (like,))
+            return where, int(cur.rowcount)
+    except psycopg.Error as e:
+        raise StoreError(f"postgres at {where}: purge failed: {redact_text(str(e).strip().splitlines()[0])}") from None
+
+
 def _utc(dt: datetime) -> datetime:
     return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
 
