@@ -69,7 +69,7 @@ class _Stream(httpcore.NetworkStream):
         self._inner.close()
 
     def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> _Stream:
-        return _Stream(self._inner.start_tls(ssl_context, server_hostname, timeout))
+        return _Stream(self._inner.start_tls(ssl_context, server_hostname, _bounded(timeout, httpcore.ConnectTimeout)))
 
     def get_extra_info(self, info: str) -> Any:
         return self._inner.get_extra_info(info)
@@ -81,10 +81,11 @@ class _Backend(httpcore.NetworkBackend):
 
     def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
                     socket_options: Any = None) -> _Stream:
-        return _Stream(self._inner.connect_tcp(host, port, timeout, local_address, socket_options))
+        return _Stream(self._inner.connect_tcp(host, port, _bounded(timeout, httpcore.ConnectTimeout), local_address,
+                                               socket_options))
 
     def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> _Stream:
-        return _Stream(self._inner.connect_unix_socket(path, timeout, socket_options))
+        return _Stream(self._inner.connect_unix_socket(path, _bounded(timeout, httpcore.ConnectTimeout), socket_options))
 
     def sleep(self, seconds: float) -> None:
         self._inner.sleep(seconds)
