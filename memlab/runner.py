@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import uuid
 from datetime import datetime
 from pathlib import Path
@@ -360,11 +359,9 @@ manifest when the disk filled up: without it a full disk left the manifest sayin
 
 
 def _reserve(run_dir: Path) -> None:
-    try:
+    try:  # written, not fsynced: the filesystem counts the blocks as used from the write on
         with open(run_dir / RESERVE, "wb") as fh:
             fh.write(b"\0" * RESERVE_BYTES)
-            fh.flush()
-            os.fsync(fh.fileno())
     except OSError:
         (run_dir / RESERVE).unlink(missing_ok=True)  # a disk already full: nothing to set aside
 

@@ -109,3 +109,20 @@ def test_rejudge_judges_final_attempts_only_and_escapes_line_separators(tmp_path
     raw = (dest / "probes.jsonl").read_bytes()
     assert b"\xe2\x80\xa8" not in raw and b"\\u2028" in raw, "U+2028 written escaped, as the recorder writes it"
     assert len(load_run(dest).probes) == 4
+
+
+def test_rejudge_stops_with_exit_1_when_the_judge_asks_to_wait_an_hour(judged_run, judge_server, tmp_path, monkeypatch,
+                                                                       capsys):
+    """Issue 18, item 3 for rejudge: no call sleeps the hour; the command stops, saying why, and
+    leaves no folder."""
+    from memlab.llm.endpoints import reset_endpoints
+    from tests.test_reliability_runs import _NoLongSleep
+
+    monkeypatch.setattr("memlab.llm.limiter.time", _NoLongSleep)
+    judge_server.script.append({"status": 429, "retry_after": "3600"})
+    try:
+        code = cli_main(["rejudge", str(judged_run), "--out", str(tmp_path / "rejudged")])
+    finally:
+        reset_endpoints(judge_server.base_url)  # the breaker this opened must not stop the other tests
+    assert code == EXIT_CODES["failed"] == 1
+    assert "retry after 3600s" in capsys.readouterr().err and not (tmp_path / "rejudged").exists()
