@@ -185,12 +185,6 @@ class Runner:
             if int(manifest.get("format_version") or 1) != FORMAT_VERSION:
                 raise ResumeMismatch(f"--resume: {self.run_dir} was written in run format {manifest.get('format_version') or 1}; "
                                      f"this memlab writes format {FORMAT_VERSION}: start a new run")
-            if manifest.get("fingerprint") != self.fingerprint:
-                diff = resume_differences(manifest, self.resolved, self.hashes, self.config)
-                what = "; ".join(diff[:5]) + (f"; and {len(diff) - 5} more" if len(diff) > 5 else "") if diff else (
-                    f"fingerprint {manifest.get('fingerprint')} != {self.fingerprint}, e.g. a changed password")
-                raise ResumeMismatch(f"--resume: {self.run_dir} was made with a different config or dataset: {what}; "
-                                     "start a new run instead")
             old_hash = manifest.get("code_hash")
             now_version = code_version(git_info())
             if (old_hash or self.code_hash) != self.code_hash or (old_hash is None and manifest.get("code_version") != now_version):
@@ -198,6 +192,12 @@ class Runner:
                     f"--resume: {self.run_dir} was played by other memlab code (code {manifest.get('code_version')}, "
                     f"source {old_hash or '?'}; now {now_version}, source {self.code_hash}): units played by the two "
                     "would be mixed in one run; start a new run, or resume with the code that started it")
+            if manifest.get("fingerprint") != self.fingerprint:
+                diff = resume_differences(manifest, self.resolved, self.hashes, self.config)
+                what = "; ".join(diff[:5]) + (f"; and {len(diff) - 5} more" if len(diff) > 5 else "") if diff else (
+                    f"fingerprint {manifest.get('fingerprint')} != {self.fingerprint}, e.g. a changed password")
+                raise ResumeMismatch(f"--resume: {self.run_dir} was made with a different config or dataset: {what}; "
+                                     "start a new run instead")
             manifest.setdefault("resumed_at", []).append(now_iso())
             manifest["status"] = "running"
             return manifest

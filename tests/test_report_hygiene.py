@@ -8,7 +8,6 @@ then edited to hold the characters a model or an older memlab could have written
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from memlab.html_report import ProbeCase, build_report, render_html, render_markdown
