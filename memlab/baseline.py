@@ -286,6 +286,11 @@ def make_baseline(run_dir: str | Path) -> Baseline:
         detail = f"; failed units: {'; '.join(failed[:3])}" if failed else ""
         raise BaselineError(f"{run_dir}: run status is {status!r}, a baseline needs a completed run without "
                             f"failures{detail}")
+    answered = set(res.probes["strategy"]) if not res.probes.empty else set()
+    empty = [s for s in res.strategies if s not in answered]
+    if not res.strategies or empty:  # a gate against it would compare nothing and pass
+        raise BaselineError(f"{run_dir}: {'no probes were answered' if not answered else 'no probes of ' + ', '.join(empty)}"
+                            ": a baseline needs probes for every strategy it pins (do its datasets have probes?)")
     return snapshot(res)
 
 

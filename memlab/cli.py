@@ -61,6 +61,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except RunAborted as exc:
         console.print(f"[red]{exc}[/red]")
         return EXIT_CODES["failed"]
+    except Exception as exc:
+        if runner.status != "failed":
+            raise  # refused before the run started (a resume mismatch, a locked folder): exit 2 in main()
+        from memlab.redact import redact_text
+
+        # an unexpected error stopped a started run (a crashed worker, ...): the manifest says failed
+        console.print(f"[red]run stopped: {redact_text(f'{type(exc).__name__}: {exc}')} (manifest status 'failed'; "
+                      f"fix the cause and resume with --resume {runner.run_dir})[/red]")
+        return EXIT_CODES["failed"]
     wall = time.perf_counter() - t0
     files = write_report(run_dir, console=console)
     from memlab.results import load_run
@@ -193,11 +202,22 @@ def _cmd_rejudge(args: argparse.Namespace) -> int:
     spec = _judge_spec_from_args(args)
     if spec is not None and "provider" not in spec:  # only cache/temperature flags: keep the run's own judge
         spec = {**(source_judge_spec(read_manifest(Path(args.run_dir) / "manifest.json")) or {}), **spec}
-    out = rejudge(args.run_dir, spec, prompt=args.prompt, out=args.out, workers=args.workers, report=False)
+    from memlab.llm.types import EndpointDown
+    from memlab.runner import EXIT_CODES
+
+    try:
+        out = rejudge(args.run_dir, spec, prompt=args.prompt, out=args.out, workers=args.workers, report=False)
+    except EndpointDown as exc:  # the judge's endpoint stopped (down, or asked to wait too long): nothing written
+        print(f"memlab rejudge: stopped: {exc}", file=sys.stderr)
+        return EXIT_CODES["failed"]
     console = Console() if Console().is_terminal else Console(width=200)
     write_report(out, console=console)
-    console.print(f"re-judged {args.run_dir} with the {args.prompt} prompt → {out}")
-    return 0
+    manifest = read_manifest(out / "manifest.json")
+    status = manifest.get("status")
+    console.print(f"re-judged {args.run_dir} with the {args.prompt} prompt → {out} · status {status}"
+                  + (f" · the judge failed on {manifest.get('judge_failed')} of {manifest.get('judged')} answers"
+                     if manifest.get("judge_failed") else ""))
+    return EXIT_CODES.get(str(status), 1)
 
 
 def _cmd_judge_audit(args: argparse.Namespace) -> int:
@@ -207,7 +227,14 @@ def _cmd_judge_audit(args: argparse.Namespace) -> int:
 
     from memlab.judging.audit import judge_audit
 
-    result = judge_audit(args.run_dir, _judge_spec_from_args(args), repeats=args.repeats, workers=args.workers)
+    from memlab.llm.types import EndpointDown
+    from memlab.runner import EXIT_CODES
+
+    try:
+        result = judge_audit(args.run_dir, _judge_spec_from_args(args), repeats=args.repeats, workers=args.workers)
+    except EndpointDown as exc:
+        print(f"memlab judge-audit: stopped: {exc}", file=sys.stderr)
+        return EXIT_CODES["failed"]
     console = Console() if Console().is_terminal else Console(width=200)
     table = Table(title=f"judge audit · {args.run_dir}", title_style="bold")
     for col in result.table.columns:
@@ -223,6 +250,10 @@ def _cmd_judge_audit(args: argparse.Namespace) -> int:
     console.print(f"lenient vs strict agree on {s['prompt_agreement']} of all items, {s['prompt_agreement_run_answers']} "
                   f"of the run's answers · temperature {s['temperature']} · cache {s['cache_mode']} · "
                   f"{s['judge_calls']} judge calls · wrote judge_audit.csv, judge_audit.json in {args.run_dir}")
+    if s["judge_failed_calls"]:  # the rates above leave those items out; an audit of nothing must not pass
+        console.print(f"[red]{s['judge_failed_calls']} of {s['judge_calls']} judge calls failed after their retries: "
+                      "the rates cover the judged items only[/red]")
+        return EXIT_CODES["completed_with_failures"]
     return 0
 
 
@@ -361,6 +392,39 @@ def _cmd_suite_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_stores_purge(args: argparse.Namespace) -> int:
+    """Delete the memories finished runs left on Postgres / chroma servers (docs/backends.md)."""
+    from memlab.memory.stores.purge import purge_run, runs_older_than
+
+    if not args.run_dirs and args.older_than is None:
+        raise ValueError("memlab stores purge: give RUN_DIR(s), or --older-than DAYS (runs under --results)")
+    runs = [Path(p) for p in args.run_dirs]
+    if args.older_than is not None:
+        runs += [r for r in runs_older_than(args.results, args.older_than) if r not in runs]
+    verb = "would remove" if args.dry_run else "removed"
+    for run in runs:
+        done = purge_run(run, dsn=args.dsn, dry_run=args.dry_run)
+        if done.skipped:
+            print(f"{run}: skipped: {done.skipped}")
+        elif not done.removed:
+            print(f"{run}: no store on a server (in memory, or embedded in the run folder)")
+        else:
+            print(f"{run}: " + "; ".join(f"{verb} {n} memories from {where}" for where, n in done.removed.items()))
+    if not runs:
+        print(f"no run under {args.results} ended more than {args.older_than:g} day(s) ago")
+    return 0
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value:g}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -455,6 +519,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play only this contrast (repeatable): extraction, short_term, compression, threads")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(fn=_cmd_suite_check)
+
+    p = sub.add_parser("stores", help="manage the memories runs leave on store servers")
+    group = p.add_subparsers(dest="stores_command", metavar="COMMAND", required=True)
+    p = group.add_parser("purge", help="delete the memories finished runs left on Postgres / chroma servers "
+                                       "(their run folders and results are kept)")
+    p.add_argument("run_dirs", nargs="*", metavar="RUN_DIR")
+    p.add_argument("--older-than", type=_non_negative_float, metavar="DAYS",
+                   help="also every run under --results that ended more than DAYS days ago")
+    p.add_argument("--results", default="results", help="where --older-than looks for runs (default: results)")
+    p.add_argument("--dsn", help="the Postgres DSN to use when the run's was recorded with its password masked")
+    p.add_argument("--dry-run", action="store_true", help="count what would be removed, remove nothing")
+    p.set_defaults(fn=_cmd_stores_purge)
 
     try:
         from memlab.datasets import cli as datasets_cli

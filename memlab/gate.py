@@ -273,12 +273,18 @@ def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], 
     directions = directed_columns()
     problems, warnings, notes = compatibility(base, new, spec, list(tolerances))
     result = GateResult("error", baseline_path, run_dir, problems, warnings, notes)
+    if not base.strategies or not base.probes:  # a gate that compares nothing must not pass
+        problems.append(f"the baseline holds no {'strategies' if not base.strategies else 'probes'}: there is "
+                        "nothing to compare; write it from a run that answered probes")
     if problems:
         return result
     old_by_key = {p.key: p for p in base.probes}
     new_by_key = {p.key: p for p in new.probes}
     for strategy in spec.strategies or list(base.strategies):
         keys = [k for k in old_by_key if k[0] == strategy]
+        if not keys:
+            result.problems.append(f"{strategy}: the baseline holds no probes of this strategy: nothing to compare")
+            continue
         missing = [k for k in keys if k not in new_by_key]
         if missing:
             result.problems.append(f"{strategy}: {len(missing)} of the baseline's {len(keys)} probes are missing from "
@@ -298,6 +304,9 @@ def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], 
                              category == "all" or spec.by_category, spec, seed)
                 if row is not None:
                     result.deltas.append(row)
+        if not any(d.strategy == strategy and d.gated for d in result.deltas):
+            result.problems.append(f"{strategy}: no gated metric has a value on both sides for any of its {len(pairs)} "
+                                   "probes (every score missing): nothing to compare")
         result.flips += _flips(pairs, list(tolerances))
         changed = [(o, n) for o, n in pairs if o.context_tokens != n.context_tokens]
         result.context_token_deltas += changed
@@ -335,9 +344,22 @@ def _flips(pairs: list[tuple[ProbeOutcome, ProbeOutcome]], columns: list[str]) -
 
 # -- the pull-request comment ----------------------------------------------------------------------
 def _cell(text: str | None, limit: int = 160) -> str:
-    """Text fit for one markdown table cell: one line, pipes escaped, cut to ``limit`` characters."""
-    t = " ".join((text or "").split()).replace("|", "\\|")
-    return (t[: limit - 1] + "…") if len(t) > limit else (t or "–")
+    """Untrusted text (answers, contexts, questions, dataset ids, messages) fit for one markdown
+    table cell: one line, cut to ``limit`` characters, then made inert (:func:`memlab.markup.md_inline`:
+    no image, link, mention, tag or comment gets through). Strategy and metric names are not
+    passed through it: their characters are checked when a config is loaded."""
+    from memlab.markup import md_inline
+
+    t = " ".join(str(text or "").split())
+    t = (t[: limit - 1] + "…") if len(t) > limit else t
+    return md_inline(t) if t else "–"
+
+
+def _code(text: str | None) -> str:
+    """A path or name as inline code (a backtick in it would end the span)."""
+    from memlab.markup import one_line
+
+    return "`" + one_line(text or "").replace("`", "'") + "`"
 
 
 def _num(x: float | None, digits: int = 0) -> str:
@@ -363,7 +385,7 @@ def _metric_table(deltas: list[MetricDelta]) -> list[str]:
 def _markdown(r: GateResult, max_flips: int, max_token_rows: int) -> str:
     icon = {"pass": "✅", "regression": "❌", "error": "⚠️"}[r.status]
     out = [f"## {icon} memlab check: {_HEADLINE[r.status]}", ""]
-    out.append(f"Baseline `{r.baseline_path}`" + (f" · run `{r.run_dir}`" if r.run_dir else ""))
+    out.append(f"Baseline {_code(r.baseline_path)}" + (f" · run {_code(r.run_dir)}" if r.run_dir else ""))
     out.append("")
     if r.problems:
         out += ["**Could not compare:**", ""] + [f"- {_cell(p, 400)}" for p in r.problems] + [""]
@@ -400,7 +422,8 @@ def _markdown(r: GateResult, max_flips: int, max_token_rows: int) -> str:
                     "| --- | --- | --- | --- | --- | --- | --- | --- |"]
             for f in sorted(r.flips, key=lambda f: (not f.worse, f.old.strategy, f.old.probe_id))[:max_flips]:
                 what = ", ".join([f"❌ {c}" for c in f.worse] + [f"✅ {c}" for c in f.better])
-                out.append(f"| {f.old.strategy} | {f.old.conversation_id}/{f.old.probe_id} | {_cell(f.old.question)} | {what} | "
+                out.append(f"| {f.old.strategy} | {_cell(f'{f.old.conversation_id}/{f.old.probe_id}')} | "
+                           f"{_cell(f.old.question)} | {what} | "
                            f"{_cell(f.old.answer or f.old.error)} | {_cell(f.new.answer or f.new.error)} | "
                            f"{_cell(f.old.context_excerpt, 200)} | {_cell(f.new.context_excerpt, 200)} |")
             if len(r.flips) > max_flips:
@@ -410,7 +433,8 @@ def _markdown(r: GateResult, max_flips: int, max_token_rows: int) -> str:
         out += [f"### Context tokens per probe ({len(r.context_token_deltas)} probe(s) changed; largest first)", "",
                 "| strategy | probe | baseline | this run | Δ |", "| --- | --- | --: | --: | --: |"]
         for o, n in r.context_token_deltas[:max_token_rows]:
-            out.append(f"| {o.strategy} | {o.conversation_id}/{o.probe_id} | {o.context_tokens:,} | {n.context_tokens:,} | "
+            out.append(f"| {o.strategy} | {_cell(f'{o.conversation_id}/{o.probe_id}')} | {o.context_tokens:,} | "
+                       f"{n.context_tokens:,} | "
                        f"{n.context_tokens - o.context_tokens:+,} |")
         out.append("")
     if r.notes:

@@ -28,6 +28,7 @@ import pandas as pd
 
 from memlab import plots
 from memlab.lifecycle import NOT_FACTS, WRITES, lifecycle_table
+from memlab.markup import clean, html_text, md_inline
 from memlab.redact import redact, redact_text
 from memlab.report import headline_columns
 from memlab.results import RunResults, load_run
@@ -550,7 +551,8 @@ def _case(label: str, p: dict[str, Any]) -> ProbeCase:
                              bool(ev & set(i.get("source_turn_ids") or [])), list(i.get("source_turn_ids") or []))
                  for i in items]
     else:
-        lines = [ContextLine("", line, False, []) for line in str(p.get("context") or "").splitlines() if line.strip()]
+        # split on "\n" only, as the context was joined: str.splitlines() also breaks at U+2028 & co.
+        lines = [ContextLine("", line, False, []) for line in str(p.get("context") or "").split("\n") if line.strip()]
     have = set(p.get("context_source_turn_ids") or [])
     return ProbeCase(label, str(p["dataset"]), str(p["conversation_id"]), str(p["probe_id"]), str(p["category"]),
                      str(p["question"]), _fmt_gold(p.get("gold"), p.get("gold_match", "any")),
@@ -675,7 +677,7 @@ browser (tests/test_html_report.py) checks that every plot rendered."""
 
 
 def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    return html_text(text)
 
 
 def _html_block(b: Any) -> str:
@@ -686,7 +688,7 @@ def _html_block(b: Any) -> str:
     if isinstance(b, Facts):
         return "<dl>" + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in b.pairs) + "</dl>"
     if isinstance(b, Details):
-        return f"<details><summary>{_e(b.summary)}</summary><pre>{html.escape(b.text, quote=False)}</pre></details>"
+        return f"<details><summary>{_e(b.summary)}</summary><pre>{html.escape(clean(b.text), quote=False)}</pre></details>"
     if isinstance(b, Table):
         head = "".join(f"<th>{_e(c)}</th>" for c in b.columns)
         body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in b.rows)
@@ -731,12 +733,9 @@ def render_html(report: Report) -> str:
             f"<script>{_LOADED_SCRIPT}</script></body></html>")
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#])")
-
-
 def _m(text: Any) -> str:
-    """Markdown-safe inline text: HTML and markdown syntax escaped, one line."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False)).replace("\n", " ")
+    """Markdown-safe inline text: HTML and markdown syntax escaped, one line (memlab.markup)."""
+    return md_inline(text)
 
 
 def _md_block(b: Any, stem: str, files: dict[str, bytes]) -> str:
@@ -747,7 +746,7 @@ def _md_block(b: Any, stem: str, files: dict[str, bytes]) -> str:
     if isinstance(b, Facts):
         return "\n".join(f"- **{_m(k)}**: {_m(v)}" for k, v in b.pairs)
     if isinstance(b, Details):
-        return f"<details><summary>{_e(b.summary)}</summary>\n\n<pre>{html.escape(b.text, quote=False)}</pre>\n</details>"
+        return f"<details><summary>{_e(b.summary)}</summary>\n\n<pre>{html.escape(clean(b.text), quote=False)}</pre>\n</details>"
     if isinstance(b, Table):
         out = ["| " + " | ".join(_m(c) for c in b.columns) + " |", "|" + "---|" * len(b.columns)]
         out += ["| " + " | ".join(_m(c) for c in row) + " |" for row in b.rows]

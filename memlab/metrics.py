@@ -162,6 +162,8 @@ def content_recall(p: Probe) -> Value:
 def answer_correct(p: Probe) -> Value:
     if p.get("error"):
         return 0.0
+    if "error" in (p.get("judge") or {}):
+        return None  # the judge failed: no verdict, and a containment score would mix two metrics in one mean
     if p.get("abstain"):
         return float(_abstained(p))
     if not p.get("gold"):

@@ -45,3 +45,18 @@ def environment() -> dict[str, Any]:
 
 def code_version(git: dict[str, Any]) -> str:
     return f"{str(git.get('commit'))[:12]}{'-dirty' if git.get('dirty') else ''}"
+
+
+def source_hash() -> str:
+    """sha256 (16 hex) of memlab's own source files, paths included.
+
+    ``code_version`` says which commit, but not what an uncommitted edit changed (``-dirty`` covers
+    every edit alike) and it changes on commits that touch no code; a resume compares this instead,
+    so units played by different code are never mixed in one run (docs/reliability.md)."""
+    import hashlib
+
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]

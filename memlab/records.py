@@ -187,14 +187,83 @@ class FormatError(ValueError):
 
 
 def read_manifest(path: Path, hint: str = "") -> dict[str, Any]:
-    """A run's ``manifest.json``; a corrupt or foreign file is a one-line ``ValueError`` naming it."""
+    """A run's ``manifest.json``; a corrupt, foreign or type-confused file is a one-line
+    ``ValueError`` naming the file and the field (:func:`check_manifest`)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: corrupt manifest ({exc})") from None
     if not isinstance(data, dict) or "run_id" not in data:
         raise ValueError(f"{path}: not a memlab manifest (no run_id){hint}")
+    check_manifest(data, str(path))
     return data
+
+
+class _Entries:
+    """A list whose items are mappings holding the given string fields."""
+
+    def __init__(self, *fields: str) -> None:
+        self.fields = fields
+
+
+_OPTIONAL = type(None)
+_MANIFEST_FIELDS: dict[str, tuple[Any, str]] = {
+    "run_id": ((str,), "a string"),
+    "format_version": ((int, _OPTIONAL), "a whole number"),
+    "run_uid": ((str, _OPTIONAL), "a string"),
+    "name": ((str, _OPTIONAL), "a string"),
+    "status": ((str, _OPTIONAL), "a string"),
+    "fingerprint": ((str, _OPTIONAL), "a string"),
+    "code_version": ((str, _OPTIONAL), "a string"),
+    "seed": ((int, _OPTIONAL), "a whole number"),
+    "failed_calls": ((int, _OPTIONAL), "a whole number"),
+    "config": ((dict, _OPTIONAL), "a mapping"),
+    "models": ((dict, _OPTIONAL), "a mapping"),
+    "judge": ((dict, _OPTIONAL), "a mapping"),
+    "embedder": ((dict, _OPTIONAL), "a mapping"),
+    "git": ((dict, _OPTIONAL), "a mapping"),
+    "packages": ((dict, _OPTIONAL), "a mapping"),
+    "environment": ((dict, _OPTIONAL), "a mapping"),
+    "executor": ((dict, _OPTIONAL), "a mapping"),
+    "units": ((dict, _OPTIONAL), "a mapping"),
+    "strategies_resolved": ((dict, _OPTIONAL), "a mapping"),
+    "rejudged_from": ((dict, _OPTIONAL), "a mapping"),
+    "strategies": (_Entries("name"), "a list of strategies, each a mapping with a string `name`"),
+    "datasets": (_Entries("name", "hash"), "a list of datasets, each a mapping with string `name` and `hash`"),
+}
+"""The manifest fields readers use, and what each must be. Other fields are left alone."""
+
+
+def check_manifest(data: dict[str, Any], where: str) -> None:
+    """Raise a one-line ``ValueError`` naming ``where`` and the field when a field readers rely on
+    has the wrong type (``"strategies": 5``, ``config: []``, ``format_version: "two"``): reports
+    and resumes then stop with that line instead of a traceback."""
+    def bad(field: str, value: Any, expected: str) -> ValueError:
+        shown = json.dumps(value, default=str)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        return ValueError(f"{where}: field `{field}` is {shown}, expected {expected} (is this manifest from memlab?)")
+
+    for field, (kind, expected) in _MANIFEST_FIELDS.items():
+        if field not in data:
+            continue
+        value = data[field]
+        if isinstance(kind, _Entries):
+            if not isinstance(value, list):
+                raise bad(field, value, expected)
+            for i, entry in enumerate(value):
+                if not isinstance(entry, dict) or any(not isinstance(entry.get(f), str) for f in kind.fields):
+                    raise bad(f"{field}[{i}]", entry, expected)
+        elif isinstance(value, bool) and bool not in kind or not isinstance(value, kind):
+            raise bad(field, value, expected)
+    units = data.get("units") or {}
+    for key in ("total", "ok", "not_run"):
+        if key in units and (not isinstance(units[key], int) or isinstance(units[key], bool)):
+            raise bad(f"units.{key}", units[key], "a whole number")
+    if "failed" in units and not (isinstance(units["failed"], list) and all(isinstance(f, str) for f in units["failed"])):
+        raise bad("units.failed", units["failed"], "a list of strings")
+    for key in ("default", "roles", "judge"):
+        if (data.get("models") or {}).get(key) is not None and not isinstance(data["models"][key], dict):
+            raise bad(f"models.{key}", data["models"][key], "a mapping")
 
 
 def check_format(manifest: dict[str, Any], where: str) -> int:

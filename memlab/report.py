@@ -108,12 +108,20 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
     table.add_column("model tok/conv ↓", justify="right")
     table.add_column("calls/conv", justify="right")
     table.add_column("search ms", justify="right")
-    for strategy, row in summary.iterrows():
+    coverage = res.coverage()
+    for strategy in [*summary.index, *[s for s in res.strategies if s not in summary.index]]:
+        label = str(strategy)
+        if strategy in coverage.index and not coverage.loc[strategy, "complete"]:  # a partial row: n ok/total
+            label += f" [yellow]({int(coverage.loc[strategy, 'units_ok'])}/{int(coverage.loc[strategy, 'units_total'])} ok)[/yellow]"
+        if strategy not in summary.index:  # no unit finished: a row all the same, so it does not vanish
+            table.add_row(label, *["–"] * (len(columns) + 4))
+            continue
+        row = summary.loc[strategy]
         cells = [_fmt(row.get(col), row.get(f"{col}_ci") if col in WITH_CI else None) for col, _, _ in columns]
         tok = (row.get("prompt_tokens_per_conv") or 0) + (row.get("completion_tokens_per_conv") or 0)
         cells += [f"{row.get('context_tokens', float('nan')):.0f}", f"{tok:,.0f}", f"{row.get('calls_per_conv', 0):.0f}",
                   _fmt_ms(row.get("retrieval_latency_s"))]
-        table.add_row(str(strategy), *cells)
+        table.add_row(label, *cells)
     if not summary.empty:
         ceiling = [_ceiling_cell(summary, col) for col, _, _ in columns]
         table.add_row("[dim]ceiling[/dim]", *ceiling, "", "", "", "", end_section=True)
@@ -123,9 +131,32 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
         console.print(f"[red]{len(failed)} conversation(s) failed:[/red]")
         for f in failed[:10]:
             console.print(f"  [red]• {f}[/red]")
-    if res.manifest.get("status") != "completed":
-        console.print(f"[yellow]run status: {res.manifest.get('status')} — resume with `memlab run ... --resume {res.path}`[/yellow]")
+    judged = judge_coverage(res)
+    if not judged.empty and judged["judge_failed"].sum():
+        console.print(f"[red]the judge failed on {int(judged['judge_failed'].sum())} of {int(judged['answers'].sum())} "
+                      "answers: answer_correct covers the judged ones only (n in metrics.csv)[/red]")
+    status = res.manifest.get("status")
+    if status != "completed":
+        if res.manifest.get("rejudged_from"):  # its records come from another run: only judging again can help
+            hint = "judge it again with `memlab rejudge`"
+        else:  # a resume redoes failed, unfinished and failed-call units
+            hint = f"resume with `memlab run ... --resume {res.path}`"
+        console.print(f"[yellow]run status: {status} — {hint}[/yellow]")
     return summary
+
+
+def judge_coverage(res: RunResults) -> pd.DataFrame:
+    """Per strategy: answers a judge was asked about, how many it judged and how many it failed on
+    (empty when the run has no judge). ``answer_correct`` is the judged answers' mean only."""
+    probes = res.probes
+    if probes.empty or "judge" not in probes or not probes["judge"].map(lambda j: isinstance(j, dict)).any():
+        return pd.DataFrame(columns=["answers", "judged", "judge_failed"])
+    asked = probes[probes["judge"].map(lambda j: isinstance(j, dict))]
+    failed = asked["judge"].map(lambda j: "error" in j)
+    out = pd.DataFrame({"answers": asked.groupby("strategy").size(),
+                        "judge_failed": failed.groupby(asked["strategy"]).sum().astype(int)})
+    out["judged"] = out["answers"] - out["judge_failed"]
+    return out[["answers", "judged", "judge_failed"]]
 
 
 def print_comparison(frame: pd.DataFrame, title: str, console: Any = None) -> None:
@@ -283,7 +314,13 @@ def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = Fals
         "category_plot": run_dir / "recall_by_category.png",
     }
     res.metrics_table().to_csv(out["metrics"], index=False)
-    for frame, key in ((summary.copy(), "summary"), (category_table(res), "category_recall")):
+    missing = [s for s in res.strategies if s not in summary.index]  # no unit finished: kept, not dropped
+    marked = summary.reindex([*summary.index, *missing]).rename_axis("strategy")
+    marked = marked.join(res.coverage()[["units_ok", "units_total"]], how="left")  # partial rows: n ok/total
+    judged = judge_coverage(res)
+    if not judged.empty:
+        marked = marked.join(judged.add_prefix("judge_").rename(columns={"judge_judge_failed": "judge_failed"}), how="left")
+    for frame, key in ((marked, "summary"), (category_table(res), "category_recall")):
         frame["components"] = frame.index.map(res.components())
         frame["ci_method"] = res.bootstrap.caption()
         for k, v in res.provenance().items():

@@ -7,11 +7,20 @@ redoes every unit that is not finished — interrupted *or failed* (a Postgres t
 full disk, an endpoint that sent garbage) — from scratch (its namespace is cleared first), and
 the results loader keeps only each unit's final successful attempt, so nothing is counted twice.
 
-Outcomes: a run whose every unit finished with every model call answered is ``completed`` (exit
-0); one with failed units or failed calls is ``completed_with_failures`` (exit 1; tables mark the
-affected rows); a run stopped by a fault no unit can survive (an endpoint that is down, a full
-disk) is ``failed`` (exit 1); Ctrl-C makes it ``interrupted`` (exit 130). A run folder is locked
+A unit whose final attempt finished ``ok`` but had a model call that failed after its retries is
+redone by ``--resume`` too: its numbers hold an errored answer or a skipped extraction, and the
+endpoint may answer now.
+
+Outcomes (``memlab run``'s exit status in brackets): a run whose every unit finished with every
+model call answered is ``completed`` (0); one with failed units or failed calls is
+``completed_with_failures`` (3; tables mark the affected rows); a run stopped by a fault no unit
+can survive (an endpoint that is down, a full disk, a file-size limit, a crashed worker, any
+unexpected error) is ``failed`` (1); Ctrl-C makes it ``interrupted`` (130). A run folder is locked
 while a run or resume holds it.
+
+A resume must continue the same experiment: another config (strategies, datasets, models, judge,
+store options, seed, limit) or other memlab code (:func:`memlab.provenance.source_hash`) is
+refused with a message naming what differs, before anything is written.
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ from memlab.datasets.threads import load_for_run
 from memlab.embeddings import MINILM_ID, embedder_implementation
 from memlab.executors import UnitJob, make_executor
 from memlab.gc_policy import quiet_gc
-from memlab.provenance import code_version, environment, git_info, package_versions
+from memlab.provenance import code_version, environment, git_info, package_versions, source_hash
 from memlab.records import FORMAT_VERSION, UnitEvent, check_format, read_manifest
 from memlab.recorder import RunLock, RunRecorder, read_jsonl, write_json_atomic
 from memlab.redact import redact, redact_text
@@ -54,8 +63,68 @@ def _fingerprint(resolved: list[dict[str, Any]], hashes: dict[str, str], config:
                "models": {k: v.model_dump(mode="json") for k, v in sorted(config.models.items())},
                "judge": config.judge.model_dump(mode="json") if config.judge else None,
                **({"judge_prompt": config.judge_prompt} if config.judge_spec() else {}),
-               "limit": config.limit_conversations, "seed": config.seed}
+               "limit": config.limit_conversations, "seed": config.seed,
+               "store_options": config.store_options}
     return hashlib.sha256(json.dumps(redact(payload), sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+_RESUMED_CONFIG = ("model", "models", "judge", "judge_prompt", "limit_conversations", "seed", "store_options")
+"""The config fields (besides strategies and datasets) a resume must keep: the fingerprint's."""
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _diff(old: Any, new: Any, path: str) -> list[str]:
+    """``path.to.field: old → new`` for every leaf where two JSON values differ."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for key in sorted(set(old) | set(new), key=str):
+            out += _diff(old.get(key), new.get(key), f"{path}.{key}" if path else str(key))
+        return out
+    return [] if old == new else [f"{path}: {_short(old)} → {_short(new)}"]
+
+
+def resume_differences(manifest: dict[str, Any], resolved: list[dict[str, Any]], hashes: dict[str, str],
+                       config: RunConfig) -> list[str]:
+    """What differs between the run a manifest describes and the one ``config`` would make (the
+    fingerprint's parts, secrets masked on both sides): what a refused ``--resume`` names."""
+    out = _diff({d.get("name"): d.get("hash") for d in manifest.get("datasets") or []}, hashes, "datasets")
+    old_cfg, new_cfg = manifest.get("config") or {}, redact(config.model_dump(mode="json"))
+    for key in _RESUMED_CONFIG:
+        out += _diff(old_cfg.get(key), new_cfg.get(key), key)
+    old_s = {s.get("name"): s for s in manifest.get("strategies") or []}
+    new_s = {s["name"]: s for s in redact(resolved)}
+    out += [f"strategy {n!r} is not in the run being resumed" for n in new_s if n not in old_s]
+    out += [f"strategy {n!r} of the run being resumed is not in this config" for n in old_s if n not in new_s]
+    for name in [n for n in new_s if n in old_s]:
+        out += _diff(old_s[name], new_s[name], f"strategies.{name}")
+    return out
+
+
+def _model_labels(models: dict[str, Any]) -> dict[str, str]:
+    """Role → model id (a version for the offline stand-in) from a manifest's ``models``."""
+    out = {}
+    for role, d in [("default", models.get("default")), ("judge", models.get("judge")),
+                    *sorted((models.get("roles") or {}).items())]:
+        if isinstance(d, dict):
+            out[role] = f"{d.get('provider') or '?'}:{d.get('model') or '?'}"
+    return out
+
+
+def failing_attempts(run_dir: Path) -> set[str]:
+    """Attempts with at least one model call that failed after its retries (a byte search first:
+    a run without any failed call, the usual case, is not parsed)."""
+    path = run_dir / "calls.jsonl"
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return set()
+    if b'"ok":false' not in raw and b'"ok": false' not in raw:
+        return set()
+    return {c.get("attempt") for c in read_jsonl(path) if not c.get("ok", True)}
 
 
 def finished_units(run_dir: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -87,9 +156,18 @@ class Runner:
         self._given_dir = Path(run_dir) if run_dir is not None else None
         if resume and self._given_dir is None:
             raise ValueError("--resume needs the run folder to continue")
+        if resume and not (self._given_dir / "manifest.json").is_file():
+            what = "does not exist" if not self._given_dir.exists() else "has no manifest.json (not a memlab run folder)"
+            raise ResumeMismatch(f"--resume: {self._given_dir} {what}")
+        self.code_hash = source_hash()
+        self._created = self._given_dir is None or not self._given_dir.exists()
+        """Whether this runner makes the folder: one it made is removed again if the run stops before
+        its manifest is written (a provider or cache error), so no empty folder is left behind."""
         self.run_dir = self._given_dir if self._given_dir is not None else self._claim()
         self.manifest_path = self.run_dir / "manifest.json"
         self.run_id = self.run_dir.name
+        self.status: str | None = None
+        """The run's final status once :meth:`run` returned or raised (None before)."""
 
     def _claim(self) -> Path:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -102,14 +180,22 @@ class Runner:
                 raise ResumeMismatch(f"--resume: {self.run_dir} has no manifest.json (not a memlab run folder)")
             manifest = read_manifest(self.manifest_path)
             check_format(manifest, str(self.manifest_path))
-            if manifest.get("fingerprint") != self.fingerprint:
-                raise ResumeMismatch(
-                    f"--resume: {self.run_dir} was made with a different config or dataset "
-                    f"(fingerprint {manifest.get('fingerprint')} != {self.fingerprint}); start a new run instead"
-                )
             if int(manifest.get("format_version") or 1) != FORMAT_VERSION:
                 raise ResumeMismatch(f"--resume: {self.run_dir} was written in run format {manifest.get('format_version') or 1}; "
                                      f"this memlab writes format {FORMAT_VERSION}: start a new run")
+            old_hash = manifest.get("code_hash")
+            now_version = code_version(git_info())
+            if (old_hash or self.code_hash) != self.code_hash or (old_hash is None and manifest.get("code_version") != now_version):
+                raise ResumeMismatch(
+                    f"--resume: {self.run_dir} was played by other memlab code (code {manifest.get('code_version')}, "
+                    f"source {old_hash or '?'}; now {now_version}, source {self.code_hash}): units played by the two "
+                    "would be mixed in one run; start a new run, or resume with the code that started it")
+            if manifest.get("fingerprint") != self.fingerprint:
+                diff = resume_differences(manifest, self.resolved, self.hashes, self.config)
+                what = "; ".join(diff[:5]) + (f"; and {len(diff) - 5} more" if len(diff) > 5 else "") if diff else (
+                    f"fingerprint {manifest.get('fingerprint')} != {self.fingerprint}, e.g. a changed password")
+                raise ResumeMismatch(f"--resume: {self.run_dir} was made with a different config or dataset: {what}; "
+                                     "start a new run instead")
             manifest.setdefault("resumed_at", []).append(now_iso())
             manifest["status"] = "running"
             return manifest
@@ -143,6 +229,7 @@ class Runner:
             "tokenizer": "tiktoken cl100k_base",
             "git": git,
             "code_version": code_version(git),
+            "code_hash": self.code_hash,
             "packages": package_versions(),
             "environment": environment(),
             "seed": self.config.seed,
@@ -152,19 +239,35 @@ class Runner:
     # -- main loop -----------------------------------------------------------------------------------
     def run(self) -> Path:
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        with RunLock(self.run_dir):
-            return self._run_locked()
+        try:
+            with RunLock(self.run_dir):
+                return self._run_locked()
+        except BaseException:
+            if self._created and not self.manifest_path.exists():
+                _remove_unused_dir(self.run_dir)
+            raise
 
     def _run_locked(self) -> Path:
         manifest = self._prepare_manifest()
         job = UnitJob(self.config, {ds.name: ds for _, ds in self.datasets}, {s["name"]: s for s in self.resolved},
                       self.run_dir, manifest["run_uid"], self.run_id)
+        models = redact(self.executor.models_manifest(job))
+        if self.resume:
+            old, new = _model_labels(manifest.get("models") or {}), _model_labels(models)
+            changed = [f"{role}: {old[role]} → {new.get(role)}" for role in old if old[role] != new.get(role)]
+            if changed:
+                raise ResumeMismatch(f"--resume: {self.run_dir} was played by other models ({'; '.join(changed)}); "
+                                     "start a new run instead")
         recorder = RunRecorder(self.run_dir)
-        manifest["models"] = redact(self.executor.models_manifest(job))
+        manifest["models"] = models
         manifest["executor"] = redact(self.executor.describe())  # a resume may use other workers
         write_json_atomic(self.manifest_path, manifest)
+        _reserve(self.run_dir)
 
-        done = {k for k, r in finished_units(self.run_dir).items() if r.get("status") == "ok"} if self.resume else set()
+        done: set[tuple[str, str, str]] = set()
+        if self.resume:
+            failing = failing_attempts(self.run_dir)
+            done = {k for k, r in finished_units(self.run_dir).items() if r.get("status") == "ok" and r.get("attempt") not in failing}
         todo = [u for u in self.units if u.key not in done]
         status, abort_error = "completed", None
         progress = _progress(self.progress)
@@ -219,10 +322,19 @@ class Runner:
                              "not_run": len(self.units) - len(ends)}
         manifest["failed_calls"] = failed_calls
         manifest["strategies_resolved"] = {s: r["resolved"] for (s, _d, _ns), r in sorted(ends.items()) if r.get("resolved")}
+        self.status = status
+        reserve = self.run_dir / RESERVE
         try:
-            write_json_atomic(self.manifest_path, manifest)
+            try:
+                write_json_atomic(self.manifest_path, manifest)
+            except OSError:
+                # e.g. the disk is full: give back the space set aside when the run started, and retry
+                reserve.unlink(missing_ok=True)
+                write_json_atomic(self.manifest_path, manifest)
         except OSError:
-            pass  # e.g. the disk is full: the status stays what the last successful write said
+            pass  # nothing to write it with: the status stays what the last successful write said
+        finally:
+            reserve.unlink(missing_ok=True)
 
 
 def _failed_calls(path: Path, attempts: set[str]) -> int:
@@ -236,6 +348,30 @@ def _failed_calls(path: Path, attempts: set[str]) -> int:
     if b'"ok":false' not in raw and b'"ok": false' not in raw:
         return 0
     return sum(1 for c in read_jsonl(path) if c.get("attempt") in attempts and not c.get("ok", True))
+
+
+RESERVE = ".reserve"
+RESERVE_BYTES = 1 << 20
+"""Space set aside while a run is in progress (``RUN/.reserve``), given back to write the final
+manifest when the disk filled up: without it a full disk left the manifest saying ``running``."""
+
+
+def _reserve(run_dir: Path) -> None:
+    try:  # written, not fsynced: the filesystem counts the blocks as used from the write on
+        with open(run_dir / RESERVE, "wb") as fh:
+            fh.write(b"\0" * RESERVE_BYTES)
+    except OSError:
+        (run_dir / RESERVE).unlink(missing_ok=True)  # a disk already full: nothing to set aside
+
+
+def _remove_unused_dir(run_dir: Path) -> None:
+    """Remove a run folder this runner made and never wrote a manifest into (only its lock and reserve)."""
+    for name in (".lock", RESERVE):
+        (run_dir / name).unlink(missing_ok=True)
+    try:
+        run_dir.rmdir()
+    except OSError:
+        pass  # something else is in it: leave it
 
 
 def _claim_dir(base: Path) -> Path:
@@ -264,4 +400,5 @@ def run(config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = 
     return Runner(config, run_dir=run_dir, resume=resume, progress=progress).run()
 
 
-__all__ = ["EXIT_CODES", "ResumeMismatch", "RunAborted", "Runner", "Unit", "finished_units", "run"]
+__all__ = ["EXIT_CODES", "ResumeMismatch", "RunAborted", "Runner", "Unit", "failing_attempts", "finished_units",
+           "resume_differences", "run"]

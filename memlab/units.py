@@ -454,10 +454,11 @@ class _CallSink:
 
 
 def _must_abort(exc: BaseException) -> bool:
-    """Faults that no other unit can survive either: stop the run instead of failing unit after unit."""
+    """Faults that no other unit can survive either: stop the run instead of failing unit after unit
+    (an endpoint that is down, a full disk or quota, a read-only disk, a file-size limit)."""
     import errno
 
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG):
         return True
     return type(exc).__name__ == "EndpointDown" or any(type(c).__name__ == "EndpointDown" for c in _causes(exc))
 

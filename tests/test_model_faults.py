@@ -129,3 +129,33 @@ def test_stop_and_restart_on_the_same_port(server):
         _ask(model)
     server.restart()
     assert server.port == port and _ask(model).text
+
+
+def test_an_endpoint_that_drips_bytes_is_cut_at_the_attempt_deadline(server, records):
+    """Issue 18, item 12: the read timeout restarts with every byte; the attempt's total deadline does not."""
+    server.script.append({"drip": 0.05})  # ~300 bytes: 15 s to send, a byte every 50 ms (read timeout 1 s)
+    model = _model(server, timeout_s=1.0, deadline_s=0.5)
+    assert model.has_deadline and model.describe()["deadline_s"] == 0.5
+    resp = _ask(model)
+    assert resp.text and resp.attempts == 2, "the dripping attempt was cut, the retry answered"
+    server.wait_until(lambda s: s.requests[0]["status"] is None)  # the client hung up mid-drip
+    server.script.append({"drip": 0.05})
+    with pytest.raises(RetryableModelError, match=r"0\.5s deadline"):
+        _ask(_model(server, timeout_s=1.0, deadline_s=0.5, retry=RetryPolicy(max_attempts=1)), "again")
+
+
+def test_a_retry_after_beyond_the_limit_stops_the_endpoint_instead_of_stalling(server):
+    """Issue 18, item 3: a 429 asking for an hour must neither pause the endpoint for that hour
+    (every later call would sleep it in silence) nor be retried; the endpoint is stopped with a message."""
+    import time
+
+    from memlab.llm.types import EndpointDown
+
+    server.script.append({"status": 429, "retry_after": "3600"})
+    model = _model(server)
+    with pytest.raises(EndpointDown, match=r"retry after 3600s .*more than the 120s"):
+        _ask(model)
+    assert model.endpoint.limiter._not_before - time.monotonic() <= FAST.max_retry_after_s
+    with pytest.raises(EndpointDown, match="3600s"):  # later calls fail at once, nothing is sent
+        _ask(model, "next")
+    assert server.received == 1

@@ -143,3 +143,25 @@ def test_processes_recording_into_one_cache_never_interleave_lines(tmp_path):
     entries = [json.loads(ln) for ln in lines]
     assert sorted(e["key"] for e in entries) == sorted(f"{w}-{i}" for w in range(4) for i in range(8))
     assert all(set(e["response"]) == {e["key"].split("-")[0]} for e in entries)
+
+
+@pytest.mark.parametrize("mode", ["record", "replay", "replay-strict"])
+def test_a_torn_last_line_leaves_the_cache_usable_and_record_cuts_it(tmp_path, server, mode):
+    """Issue 18, item 9: a crash mid-append leaves a torn last line; the cache stays usable in every
+    mode, as the run-folder reader does, and ``record`` cuts it before appending."""
+    cache = tmp_path / "cache.jsonl"
+    server.mode = {"content": "recorded reply"}
+    request = ChatRequest(messages=[{"role": "user", "content": "hi"}], purpose="answer")
+    RecordReplayModel(_model(server.base_url), cache, "record").complete(request)
+    good = cache.read_bytes()
+    cache.write_bytes(good + b'{"key": "abc", "response": "tor')  # the crash
+    model = RecordReplayModel(_model(server.base_url), cache, mode)
+    assert model.complete(request).cached and server.received == 1
+    if mode == "record":
+        assert cache.read_bytes() == good, "the torn line is cut when the cache is opened for recording"
+        model.complete(ChatRequest(messages=[{"role": "user", "content": "another"}], purpose="answer"))
+        assert [json.loads(line)["response"] for line in cache.read_text().splitlines()] == ["recorded reply"] * 2
+    # a corrupt line that is not the last one is still an error naming the line
+    cache.write_bytes(b'{"broken\n' + good)
+    with pytest.raises(ValueError, match=r"cache.jsonl:1: corrupt cache entry"):
+        RecordReplayModel(_model(server.base_url), cache, mode)

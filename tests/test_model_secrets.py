@@ -118,3 +118,26 @@ def test_a_run_folder_never_contains_the_secrets(tmp_path, monkeypatch):
     assert any("401" in p.read_text(errors="replace") for p in files if p.suffix == ".jsonl")  # the failures were recorded
     for path in files:
         _assert_clean(path.read_bytes().decode("utf-8", "replace"), str(path))
+
+
+@pytest.mark.parametrize("param", ["auth_token", "client_secret", "x-api-key", "access-token", "api_key"])
+def test_every_credential_looking_query_value_is_masked(tmp_path, param):
+    """Issue 18, item 18: any query parameter whose name says credential, not only a fixed list."""
+    secret = f"QUERYSECRET-{param}-9f8e7d"
+    cache = tmp_path / "cache.jsonl"
+    out: list = []
+    with FakeOpenAIServer() as server, calls.call_sink(out.append):
+        server.default_fields = {"answer": "Lisbon"}
+        url = f"http://127.0.0.1:{server.port}/v1?{param}={secret}&deployment=eu"
+        model = make_model(ModelSpec(provider="openai", model="m", base_url=url, api_key_env="MEMLAB_SECRET_TEST_KEY",
+                                     max_attempts=1, cache={"mode": "record", "path": str(cache)}))
+        Role(sig.AnswerFromMemory, model, "answer")(context="c", question="q", date="2024-01-01")
+        assert server.requests[-1]["path"].endswith(f"{param}={secret}&deployment=eu"), "the endpoint still gets it"
+        server.mode = {"status": 500, "message": f"bad credential {secret}"}
+        with pytest.raises(RoleFailure) as failure:
+            Role(sig.AnswerFromMemory, model, "answer")(context="other", question="q", date="2024-01-01")
+    assert "deployment=eu" in model.model_id
+    for where, text in [("model id", model.model_id), ("describe()", json.dumps(model.describe())),
+                        ("cache", cache.read_text()), ("call records", json.dumps([r.model_dump(mode="json") for r in out])),
+                        ("error", "".join(traceback.format_exception(failure.value)))]:
+        assert secret not in text, f"{where} leaks the {param} value"

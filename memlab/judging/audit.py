@@ -151,7 +151,7 @@ def judge_audit(run_dir: str | Path, judge: Any = None, *, repeats: int = 1, wor
     frame = pd.DataFrame(items)
     frame["containment"] = [gold_present(it["response"], it["gold"], it.get("gold_match") or "any") for it in items]
     frame["f1"] = [max(token_f1(it["response"], f) for forms in it["gold"] for f in forms) for it in items]
-    calls_made = tokens = 0
+    calls_made = tokens = failed_calls = 0
     for prompt in JUDGE_PROMPTS:
         inputs = [judge_inputs(prompt, it["question"], it["gold"], it.get("gold_match") or "any",
                                it.get("superseded") or [], it["response"]) for it in items]
@@ -160,11 +160,13 @@ def judge_audit(run_dir: str | Path, judge: Any = None, *, repeats: int = 1, wor
             verdicts, made = judge_all(model, prompt, inputs, workers=workers, temperature=spec.temperature)
             runs.append([None if "error" in v else bool(v.get("correct")) for v in verdicts])
             calls_made += len(made)
+            failed_calls += sum(1 for c in made if not c.ok)
             tokens += sum(c.prompt_tokens + c.completion_tokens for c in made)
         frame[f"{prompt}_correct"] = runs[0]
         frame[f"{prompt}_changed"] = [len({r[i] for r in runs if r[i] is not None}) > 1 for i in range(len(items))]
     table = _table(frame, repeats)
     summary = _summary(frame, table, spec, repeats, calls_made, tokens, run_dir)
+    summary["judge_failed_calls"] = failed_calls
     if write:
         table.to_csv(run_dir / "judge_audit.csv", index=False)
         payload = {**summary, "table": table.to_dict("records"),

@@ -1,11 +1,18 @@
 """Re-scoring an existing run with another judge, without re-running its strategies.
 
 ``rejudge(run_dir, judge, prompt=...)`` copies the run's records into a new run folder, replaces
-only the ``judge`` field of every answered probe with the new judge's verdict (contexts, answers,
-memory operations and the other streams are copied byte for byte), swaps the old judge's call
-records for the new ones, and writes a manifest that names the new judge and its prompt hash and
-links the source run (``rejudged_from``). Metrics are scored when the folder is loaded, so
-``answer_correct`` follows the new judge; the tables and plots are rewritten.
+only the ``judge`` field of every answered probe of a final attempt with the new judge's verdict
+(contexts, answers, memory operations and the other streams are copied byte for byte; probes of
+failed or superseded attempts count nowhere, so they are not judged again — a paid judge would
+bill them), swaps those attempts' judge call records for the new ones, and writes a manifest that
+names the new judge and its prompt hash and links the source run (``rejudged_from``). Metrics are
+scored when the folder is loaded, so ``answer_correct`` follows the new judge; the tables and
+plots are rewritten.
+
+The new folder's status and failed-call count are computed, not copied: a judge call that failed
+after its retries (an endpoint answering 500, 429, 401 or garbage) makes the folder
+``completed_with_failures`` (``memlab rejudge`` exits 3, ``memlab baseline`` refuses it) and
+leaves that probe's ``answer_correct`` empty rather than scored by containment.
 """
 
 from __future__ import annotations
@@ -31,11 +38,33 @@ def source_judge_spec(manifest: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Rows as the recorder writes them (:func:`memlab.recorder.dumps_line`: U+2028, U+2029 and
+    U+0085 escaped, so no line-oriented reader splits a record)."""
+    from memlab.recorder import dumps_line
+
     tmp = path.with_suffix(".jsonl.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
+    with tmp.open("wb") as fh:
         for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            fh.write(dumps_line(row))
     tmp.replace(path)
+
+
+def final_attempts(run_dir: Path) -> set[str]:
+    """Per unit, its last attempt if that one finished ok: the records a loader counts."""
+    from memlab.runner import finished_units
+
+    return {r["attempt"] for r in finished_units(run_dir).values() if r.get("status") == "ok"}
+
+
+def rejudged_status(manifest: dict[str, Any], failed_calls: int) -> str:
+    """The status of a re-judged copy of a run: the source's when the source did not finish, else
+    ``completed`` only when every unit finished and no counted model call (judge calls included) failed."""
+    status = manifest.get("status")
+    if status not in ("completed", "completed_with_failures"):
+        return str(status)
+    units = manifest.get("units") or {}
+    incomplete = bool(units.get("failed")) or bool(units.get("not_run")) or units.get("ok", 0) < units.get("total", 0)
+    return "completed_with_failures" if failed_calls or incomplete else "completed"
 
 
 def rejudge(run_dir: str | Path, judge: Any = None, *, prompt: str = DEFAULT_JUDGE_PROMPT, out: str | Path | None = None,
@@ -71,7 +100,8 @@ def rejudge(run_dir: str | Path, judge: Any = None, *, prompt: str = DEFAULT_JUD
 
 def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, prompt: str, workers: int) -> None:
     probes = read_jsonl(src / "probes.jsonl")
-    todo = [i for i, p in enumerate(probes) if p.get("answer") is not None]
+    final = final_attempts(src)
+    todo = [i for i, p in enumerate(probes) if p.get("answer") is not None and p.get("attempt") in final]
     items = [judge_inputs(prompt, probes[i]["question"], probes[i]["gold"], probes[i].get("gold_match") or "any",
                           probes[i].get("superseded") or [], probes[i]["answer"]) for i in todo]
     scopes = [{k: probes[i].get(k) for k in ("run_id", "attempt", "strategy", "dataset", "conversation_id")}
@@ -84,7 +114,7 @@ def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, pr
         if stream.name not in ("probes.jsonl", "calls.jsonl"):
             shutil.copyfile(stream, dest / stream.name)
     _write_jsonl(dest / "probes.jsonl", probes)
-    kept = [c for c in read_jsonl(src / "calls.jsonl") if c.get("purpose") != "judge"] if (src / "calls.jsonl").exists() else []
+    kept = [c for c in read_jsonl(src / "calls.jsonl") if c.get("purpose") != "judge" or c.get("attempt") not in final]
     for record in made:
         data = record.model_dump(mode="json")
         scope = data.pop("scope", {}) or {}
@@ -92,10 +122,13 @@ def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, pr
             data["error"] = redact_text(data["error"])
         kept.append(CallRow.model_validate({**data, **scope}).model_dump(mode="json"))
     _write_jsonl(dest / "calls.jsonl", kept)
+    failed_calls = sum(1 for c in kept if c.get("attempt") in final and not c.get("ok", True))
 
     new = json.loads(json.dumps(manifest))
     judged = judge_manifest(spec, prompt)
     new.update(
+        status=rejudged_status(manifest, failed_calls), failed_calls=failed_calls,
+        judge_failed=sum(1 for v in verdicts if "error" in v), judged=len(verdicts),
         run_id=dest.name, run_uid=uuid.uuid4().hex, judge=redact(judged),
         fingerprint=hashlib.sha256(json.dumps([manifest.get("fingerprint"), judged], sort_keys=True,
                                               default=str).encode()).hexdigest()[:16],

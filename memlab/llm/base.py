@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from memlab.llm.limiter import RateLimit
 from memlab.llm.redact import redact_url
@@ -44,6 +44,18 @@ class CacheSpec(BaseModel):
     mode: Literal["off", "record", "replay", "replay-strict"] = "off"
     path: str | None = Field(default=None, description="JSONL file of recorded calls (committable).")
 
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _yaml_off(cls, v: Any) -> Any:
+        """YAML 1.1 reads an unquoted ``off`` as false: that can only mean the mode ``off``. Any other
+        boolean (``on``, ``yes``, ``true``) names no mode."""
+        if v is False:
+            return "off"
+        if v is True:
+            raise ValueError("YAML read the mode as the boolean true (`on`, `yes` or `true` unquoted), which is no "
+                             "cache mode; quote it: mode: 'off' | 'record' | 'replay' | 'replay-strict'")
+        return v
+
 
 class ModelSpec(BaseModel):
     """Which model answers the LLM roles. Secrets are read from ``api_key_env``, never stored."""
@@ -57,6 +69,9 @@ class ModelSpec(BaseModel):
     max_tokens: int | None = 512
     timeout_s: float = Field(default=60.0, gt=0, description="Read timeout: how long to wait for a reply.")
     connect_timeout_s: float = Field(default=5.0, gt=0, description="How long to wait for a connection: short, so a dead endpoint shows in seconds.")
+    deadline_s: float | None = Field(
+        default=None, gt=0, description="Total time one attempt may take, every read included (the read timeout "
+        "restarts with each byte, so a server that sends a byte now and then never trips it). None: twice timeout_s.")
     max_attempts: int = Field(default=4, ge=1)
     retry_base_delay_s: float = Field(default=1.0, ge=0)
     rate_limit: RateLimit | None = Field(

@@ -7,6 +7,10 @@ consecutive *calls* (after their retries) that failed because no connection coul
 that reached the server, successful or not, resets the count. At ``threshold`` it opens, and
 from then on every call fails at once with :class:`~memlab.llm.types.EndpointDown`.
 
+An endpoint that answers 429/503 with a ``Retry-After`` longer than the retry policy allows is
+stopped the same way (:meth:`CircuitBreaker.trip`): waiting would stall every later call for that
+long in silence, and a run should rather stop, say why, and be resumed later.
+
 It stays open until :meth:`CircuitBreaker.reset` (or
 :func:`memlab.llm.endpoints.reset_endpoints`): a run against a dead endpoint should stop, not
 probe it again later and mix results from before and after an outage.
@@ -39,7 +43,7 @@ class CircuitBreaker:
     def check(self) -> None:
         """Raise :class:`EndpointDown` if the breaker is open (before any attempt is made)."""
         if self._open is not None:
-            raise EndpointDown(self._open.endpoint, self._open.failures, self._open.last_error)
+            raise EndpointDown(self._open.endpoint, self._open.failures, self._open.last_error, str(self._open))
 
     def record_unreachable(self, error: str) -> None:
         with self._lock:
@@ -47,6 +51,13 @@ class CircuitBreaker:
             self._last_error = error
             if self.threshold and self._failures >= self.threshold and self._open is None:
                 self._open = EndpointDown(self.endpoint, self._failures, error)
+
+    def trip(self, message: str) -> EndpointDown:
+        """Open the breaker now, with ``message`` as every later call's error; returns that error."""
+        with self._lock:
+            if self._open is None:
+                self._open = EndpointDown(self.endpoint, self._failures, message, message)
+            return self._open
 
     def record_reachable(self) -> None:
         with self._lock:

@@ -11,8 +11,12 @@ What happens to one call (docs/models.md has the full contract):
 - the endpoint's rate limiter admits the request (requests/tokens per minute, max in flight);
 - the reply body is read and checked by memlab, not trusted to the client: an HTTP 200 whose
   body is empty, not JSON or has no ``choices`` is a retryable error like a 5xx;
+- every attempt has a total deadline (``deadline_s``, :mod:`memlab.llm.deadline`) besides the
+  per-read timeout, so an endpoint that drips bytes cannot hold a call for minutes;
 - timeouts, connection failures, 408/409/429/5xx are retried with backoff (Retry-After
-  honoured); other 4xx fail at once;
+  honoured); other 4xx fail at once. A Retry-After longer than the retry policy's
+  ``max_retry_after_s`` stops the endpoint (its circuit breaker opens with that message): the
+  run stops and says why, instead of every later call sleeping that long in silence;
 - tool calls are returned as :class:`~memlab.llm.types.ToolCall` s, malformed ones included.
 
 Credentials never leave this object: ``model_id``, ``describe()`` and every error message use
@@ -26,7 +30,7 @@ import os
 import time
 from typing import Any
 
-from memlab.llm import endpoints
+from memlab.llm import deadline, endpoints
 from memlab.llm.limiter import RateLimit
 from memlab.llm.redact import Redactor, redact_url, split_query, url_secrets
 from memlab.llm.retry import RetryPolicy, parse_retry_after, with_retries
@@ -56,6 +60,7 @@ class OpenAIChatModel:
         max_tokens: int | None = 512,
         timeout_s: float = 60.0,
         connect_timeout_s: float = 5.0,
+        deadline_s: float | None = None,
         retry: RetryPolicy | None = None,
         rate_limit: RateLimit | None = None,
         breaker_failures: int = 5,
@@ -72,17 +77,22 @@ class OpenAIChatModel:
         self.max_tokens = max_tokens
         self.timeout_s = timeout_s
         self.connect_timeout_s = connect_timeout_s
+        self.deadline_s = deadline_s or 2 * timeout_s
         self.retry = retry or RetryPolicy()
         self._openai = openai
         self._httpx = httpx
         self._redact = Redactor([api_key, *url_secrets(raw_url)])
         client_url, query = split_query(raw_url) if raw_url else (None, {})
+        timeout = httpx.Timeout(timeout_s, connect=connect_timeout_s)
+        http_client = openai.DefaultHttpxClient(timeout=timeout)
+        self.has_deadline = deadline.install(http_client)
         self.client = openai.OpenAI(
             base_url=client_url,
             api_key=api_key or "not-set",
             default_query=query or None,
-            timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s),
+            timeout=timeout,
             max_retries=0,  # memlab retries itself so every attempt is accounted for
+            http_client=http_client,
         )
         self.model_id = f"openai:{model}" + (f"@{self.base_url}" if self.base_url else "")
         self.endpoint = endpoints.endpoint(self.base_url, model, self.model_id, rate_limit, breaker_failures)
@@ -99,6 +109,7 @@ class OpenAIChatModel:
             max_tokens=spec.max_tokens,
             timeout_s=spec.timeout_s,
             connect_timeout_s=spec.connect_timeout_s,
+            deadline_s=spec.deadline_s,
             retry=RetryPolicy(max_attempts=spec.max_attempts, base_delay_s=spec.retry_base_delay_s),
             rate_limit=spec.rate_limit,
             breaker_failures=spec.breaker_failures,
@@ -114,6 +125,7 @@ class OpenAIChatModel:
             "max_tokens": self.max_tokens,
             "timeout_s": self.timeout_s,
             "connect_timeout_s": self.connect_timeout_s,
+            "deadline_s": self.deadline_s if self.has_deadline else None,
             "max_attempts": self.retry.max_attempts,
             "retry_base_delay_s": self.retry.base_delay_s,
             "rate_limit": self.endpoint.limiter.limits.model_dump(),
@@ -179,12 +191,17 @@ class OpenAIChatModel:
         oa, httpx = self._openai, self._httpx
         where = self.model_id
         try:
-            raw = self.client.chat.completions.with_raw_response.create(**self._kwargs(request))
-            return raw.http_response.text
-        except oa.APITimeoutError as exc:
-            if isinstance(exc.__cause__, httpx.ConnectTimeout):
-                raise EndpointUnreachable(f"connect timeout ({self.connect_timeout_s}s) to {where}") from None
-            raise RetryableModelError(f"APITimeoutError from {where}: no reply within {self.timeout_s}s") from None
+            with deadline.attempt_deadline(self.deadline_s if self.has_deadline else None):
+                try:
+                    raw = self.client.chat.completions.with_raw_response.create(**self._kwargs(request))
+                    return raw.http_response.text
+                except oa.APITimeoutError as exc:
+                    if isinstance(exc.__cause__, httpx.ConnectTimeout):
+                        raise EndpointUnreachable(f"connect timeout ({self.connect_timeout_s}s) to {where}") from None
+                    if deadline.passed():
+                        raise RetryableModelError(f"APITimeoutError from {where}: no complete reply within the "
+                                                  f"attempt's {self.deadline_s:g}s deadline (deadline_s)") from None
+                    raise RetryableModelError(f"APITimeoutError from {where}: no reply within {self.timeout_s}s") from None
         except oa.APIConnectionError as exc:
             cause = exc.__cause__
             detail = self._redact(f"{type(cause).__name__}: {cause}" if cause else str(exc))
@@ -196,6 +213,11 @@ class OpenAIChatModel:
             message = f"HTTP {status} from {where}: {self._redact(str(exc.message))[:500]}"
             if status in (408, 409, 429) or status >= 500:
                 retry_after = parse_retry_after(exc.response.headers) if status in (429, 503) else None
+                if retry_after is not None and retry_after > self.retry.max_retry_after_s:
+                    raise self.endpoint.breaker.trip(
+                        f"endpoint {where} asked to retry after {retry_after:.0f}s (HTTP {status} Retry-After), more than "
+                        f"the {self.retry.max_retry_after_s:.0f}s memlab waits: stopping instead of stalling every later "
+                        "call; resume when the endpoint accepts requests again") from None
                 if retry_after is not None:
                     self.endpoint.limiter.defer(retry_after)
                 raise RetryableModelError(message, retry_after_s=retry_after) from None

@@ -16,43 +16,54 @@ MASK = "***"
 SECRET_QUERY_PARAMS = frozenset(
     {"api_key", "api-key", "apikey", "key", "token", "access_token", "auth", "password", "secret", "sig", "signature", "code"}
 )
-"""Query parameters treated as credentials (compared case-insensitively)."""
+"""Query parameters treated as credentials (compared case-insensitively), besides every name whose
+words name a secret (:func:`memlab.redact.is_secret_key`: ``auth_token``, ``client_secret``,
+``x-api-key``, ``access-token``...)."""
 
 
 def _is_secret_param(name: str) -> bool:
-    return name.lower() in SECRET_QUERY_PARAMS
+    from memlab.redact import is_secret_key
+
+    return name.lower() in SECRET_QUERY_PARAMS or is_secret_key(name)
 
 
 def redact_url(url: str | None) -> str | None:
-    """``url`` with its password and credential query values replaced by ``***`` (user name kept)."""
+    """``url`` with its password and credential query values replaced by ``***`` (user name kept).
+
+    The userinfo is found as :func:`memlab.redact.split_userinfo` finds it, so a password holding
+    ``#``, ``?`` or ``/`` is masked whole."""
+    from memlab.redact import register_secret, split_userinfo
+
     if not url:
         return url
+    split = split_userinfo(url)
+    if split is not None and split[1] is not None:
+        head, userinfo, rest = split
+        user, sep, password = userinfo.partition(":")
+        register_secret(password if sep else user)
+        url = f"{head}{user}:{MASK}@{rest}" if sep else f"{head}{MASK}@{rest}"
     parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, host = netloc.rsplit("@", 1)
-        user = userinfo.split(":", 1)[0]
-        netloc = f"{user}:{MASK}@{host}" if ":" in userinfo else f"{MASK}@{host}"
     query = parts.query
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
         query = urlencode([(k, MASK if _is_secret_param(k) else v) for k, v in pairs], safe="*")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
 
 
 def url_secrets(url: str | None) -> list[str]:
     """The credential values inside ``url`` (password, user name when it is a bare token, secret query
     values), each also percent-decoded, since an error message may show either form."""
+    from memlab.redact import split_userinfo
+
     if not url:
         return []
-    parts = urlsplit(url)
     found: list[str] = []
-    if "@" in parts.netloc:
-        userinfo = parts.netloc.rsplit("@", 1)[0]
-        user, _, password = userinfo.partition(":")
+    split = split_userinfo(url)
+    if split is not None and split[1] is not None:
+        user, _, password = split[1].partition(":")
         secret = password if password else user
         found += [secret, unquote(secret)]
-    for part in parts.query.split("&"):
+    for part in urlsplit(url).query.split("&"):
         name, sep, value = part.partition("=")
         if sep and _is_secret_param(unquote(name)):
             found += [value, unquote(value.replace("+", " "))]

@@ -18,6 +18,11 @@ whose reply did not parse) drops the entry — in record mode by appending a tom
 later loads honour — and an entry whose stored reply is unusable (empty, or missing the
 requested output fields) counts as a miss, so the endpoint is asked again and the good reply
 replaces it. The file is append-only: a later line for a key overrides earlier ones.
+
+A crash mid-append can leave a torn last line (no newline, not JSON). It is skipped on load, as
+the run-folder reader skips one, and in ``record`` mode cut off before anything is appended, so it
+never becomes a corrupt line in the middle of the file. A corrupt line anywhere else is an error
+naming the file and line.
 """
 
 from __future__ import annotations
@@ -89,19 +94,26 @@ class RecordReplayModel:
         self.misses = 0
         self.rejected = 0
         if self.path.exists():
+            if mode == "record":
+                _cut_torn_tail(self.path)
             self._load()
         elif mode == "replay-strict":
             raise FileNotFoundError(f"replay-strict needs the recorded cache file {self.path}, which does not exist")
 
     def _load(self) -> None:
         # split on "\n" only: str.splitlines() would also break at U+2028/U+2029/U+0085 inside a reply
-        for n, line in enumerate(self.path.read_text(encoding="utf-8").split("\n"), 1):
+        raw = self.path.read_bytes()
+        lines = raw.decode("utf-8", errors="replace").split("\n")
+        torn = not raw.endswith(b"\n")
+        for n, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
                 entry = json.loads(line)
                 key = entry["key"]
             except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                if torn and n == len(lines):
+                    continue  # the torn last append of a crashed process (see the module docstring)
                 raise ValueError(f"{self.path}:{n}: corrupt cache entry ({type(exc).__name__}: {exc})") from exc
             if entry.get("rejected"):
                 self._entries.pop(key, None)
@@ -190,6 +202,21 @@ class RecordReplayModel:
 
 def _flatten(messages: list[dict[str, Any]]) -> str:
     return "\n".join(f"<{m.get('role')}>\n{m.get('content') or ''}" for m in messages)
+
+
+def _cut_torn_tail(path: Path) -> None:
+    """Cut a torn last line off the cache, holding the lock appenders take (so a line another
+    process is appending right now is never mistaken for a torn one)."""
+    import fcntl
+
+    from memlab.recorder import repair_tail
+
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        repair_tail(path)
+    finally:
+        os.close(fd)
 
 
 def append_line(path: Path, line: str) -> None:

@@ -178,13 +178,15 @@ class EndpointDown(ModelError):
 
     A caller running many calls (the runner) should stop and exit non-zero: every further call to
     this endpoint would fail the same way, and its results would be failures, not measurements.
+    ``message`` replaces the default one when the breaker opened for another reason (an endpoint
+    that asked to wait longer than the retry policy allows).
     """
 
-    def __init__(self, endpoint: str, failures: int, last_error: str) -> None:
-        super().__init__(
+    def __init__(self, endpoint: str, failures: int, last_error: str, message: str | None = None) -> None:
+        super().__init__(message or (
             f"endpoint {endpoint} is down: {failures} consecutive calls failed to connect "
             f"(last error: {last_error}); further calls fail immediately"
-        )
+        ))
         self.endpoint = endpoint
         self.failures = failures
         self.last_error = last_error

@@ -148,6 +148,12 @@ def validate_store_spec(spec: dict[str, Any], where: str) -> dict[str, Any]:
                 hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
                 raise ValueError(f"{where}: store {backend!r} has no option {key!r}.{hint} "
                                  f"Its options: {', '.join(sorted(names)) or 'none'}")
+    check = getattr(cls, "check_options", None)  # option values a backend can check without connecting
+    if check is not None:
+        try:
+            check({k: v for k, v in spec.items() if k != "type"})
+        except ValueError as exc:
+            raise ValueError(f"{where}: store {backend!r}: {exc}") from None
     return spec
 
 

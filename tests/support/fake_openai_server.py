@@ -33,6 +33,9 @@ Behaviours
                       JSON) or a raw string (sent as is, so ``"{not json"`` makes a malformed call)
     ``finish_reason`` override the reply's finish reason
     ``reset``         True: reset the TCP connection without replying
+    ``drip``          seconds: send the normal reply (status line, headers, body) one byte at a
+                      time, this long apart — a read timeout never fires, only a total deadline does
+    ``retry_after``   with ``status``: the ``Retry-After`` header sent (e.g. ``"3600"``)
 
 Where a request's behaviour comes from, first match wins:
 
@@ -289,6 +292,8 @@ def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return self._abandon()
             if behaviour.get("reset"):
                 return self._reset()
+            if behaviour.get("drip"):
+                return self._drip(record, float(behaviour["drip"]), json.dumps(server.completion(n, body, behaviour)).encode())
             if behaviour.get("status"):
                 extra = {"Retry-After": str(behaviour["retry_after"])} if "retry_after" in behaviour else {}
                 error = {"message": behaviour.get("message", "scripted failure"), "type": "test"}
@@ -300,6 +305,23 @@ def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if behaviour.get("no_choices"):
                 return self._send(record, 200, {"id": f"chatcmpl-{n}", "object": "chat.completion", "model": body.get("model")})
             self._send(record, 200, server.completion(n, body, behaviour))
+
+        def _drip(self, record: dict[str, Any], every: float, data: bytes) -> None:
+            """An HTTP 200 written byte by byte, ``every`` seconds apart; a client that hangs up
+            before the last byte makes the request not served (status None)."""
+            raw = (f"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n").encode() + data
+            self._finish(record, 200)
+            self.close_connection = True
+            try:
+                for i in range(len(raw)):
+                    self.wfile.write(raw[i:i + 1])
+                    if server._stopping.wait(every):
+                        break
+            except (BrokenPipeError, ConnectionResetError):
+                with server._lock:
+                    record["status"] = None
+                    server.statuses[200] -= 1
+                    server.served -= 1
 
         def _abandon(self) -> None:
             self.close_connection = True

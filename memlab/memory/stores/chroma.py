@@ -129,11 +129,10 @@ class ChromaStore:
             from chromadb.config import Settings
         except ImportError as e:  # pragma: no cover - optional extra
             raise StoreError("chroma: chromadb is not installed; pip install 'memlab[chroma]'") from e
-        if not _COLLECTION_RE.match(collection) or ".." in collection:
-            raise StoreError(
-                f"chroma: invalid collection name {collection!r} (3-512 chars of [a-zA-Z0-9._-], "
-                "starting and ending alphanumeric)"
-            )
+        try:
+            self.check_options({"collection": collection})
+        except ValueError as exc:
+            raise StoreError(f"chroma: {exc}") from None
         self.collection_name = collection
         self.dim = int(dim)
         self._hnsw = {
@@ -174,6 +173,14 @@ class ChromaStore:
         except Exception as e:
             self.close()
             raise StoreError(f"chroma at {self.address}: cannot open collection {collection!r}: {e}") from e
+
+    @staticmethod
+    def check_options(options: dict[str, Any]) -> None:
+        """Option values checked when a config is loaded, before any run folder exists."""
+        collection = options.get("collection", "memlab")
+        if not isinstance(collection, str) or not _COLLECTION_RE.match(collection) or ".." in collection:
+            raise ValueError(f"invalid collection name {collection!r} (3-512 chars of [a-zA-Z0-9._-], "
+                             "starting and ending alphanumeric)")
 
     # ------------------------------------------------------------------ setup
 
@@ -560,6 +567,26 @@ class ChromaStore:
                 self._col = self._open_collection()
             else:
                 self._col.delete(where={"_ns": {"$eq": namespace}})
+
+    @_store_op("purge")
+    def purge_prefix(self, prefix: str, *, dry_run: bool = False) -> int:
+        """Delete (or with ``dry_run`` count) the items of every namespace that starts with ``prefix``
+        (a finished run's memories, ``memlab stores purge``). Chroma cannot filter metadata by prefix,
+        so the collection's namespaces are read page by page."""
+        self._check_open()
+        page, offset, ids = 5000, 0, []
+        with self._mu:
+            while True:
+                got = self._col.get(include=["metadatas"], limit=page, offset=offset)
+                if not got["ids"]:
+                    break
+                ids += [i for i, md in zip(got["ids"], got["metadatas"]) if str((md or {}).get("_ns", "")).startswith(prefix)]
+                offset += len(got["ids"])
+            if not dry_run:
+                for start in range(0, len(ids), page):
+                    self._col.delete(ids=ids[start:start + page])
+                self._kw.drop(None)
+        return len(ids)
 
     def close(self) -> None:
         with self._mu:

@@ -110,9 +110,13 @@ def make_dsn(port: int, password: str | None = None, host: str = "127.0.0.1") ->
 
 
 def redact_dsn(dsn: str) -> str:
-    """The DSN with its password (URL or ``password=`` form) replaced by ``***``."""
+    """The DSN (or a message quoting one) with its password (URL or ``password=`` form, and any
+    password memlab has seen: :func:`memlab.redact.register_secret`) replaced by ``***``."""
+    from memlab.redact import redact_text
+
     dsn = re.sub(r"(://[^:/@\s]*:)\S*@", r"\1***@", dsn)  # to the last @: over-masking is safe
-    return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", dsn, flags=re.IGNORECASE)
+    dsn = re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", dsn, flags=re.IGNORECASE)
+    return redact_text(dsn)
 
 
 def find_dsn_file() -> Path | None:

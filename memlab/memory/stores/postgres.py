@@ -86,11 +86,36 @@ def resolve_dsn(dsn: str | None = None) -> str:
     )
 
 
+def normalize_dsn(dsn: str) -> str:
+    """A URL-form DSN with its user name and password percent-encoded; any other DSN as given.
+
+    libpq ends a URL's userinfo at the first ``/``, so ``postgresql://u:a/b@host/db`` would be
+    read as host ``u``, port ``a`` — and a "could not connect to host u port a" error would quote a
+    piece of the password. Encoded, every password (``#``, ``?``, ``/``, spaces, ``@``) is read
+    whole; libpq decodes the encoding, so a DSN libpq already read right means the same."""
+    from urllib.parse import quote, unquote
+
+    from memlab.redact import split_userinfo
+
+    text = dsn.strip()
+    parts = split_userinfo(text)
+    if parts is None or parts[1] is None:
+        return dsn
+    head, userinfo, rest = parts
+    user, sep, password = userinfo.partition(":")
+
+    def enc(x: str) -> str:
+        return quote(unquote(x), safe="")
+
+    return f"{head}{enc(user)}{':' + enc(password) if sep else ''}@{rest}"
+
+
 def describe_dsn(dsn: str) -> dict[str, str]:
     """host, port, dbname and user of a DSN, never the password.
 
     Falls back to a lenient parse when libpq rejects the DSN, so even the error for a
     malformed DSN can say which server and user it was meant for."""
+    dsn = normalize_dsn(dsn)
     try:
         from psycopg.conninfo import conninfo_to_dict
 
@@ -110,29 +135,27 @@ _KV_RE = re.compile(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'?|\S*)")
 
 
 def _lenient_conninfo(dsn: str) -> dict[str, str]:
-    """host/port/dbname/user/password of a DSN libpq refused (best effort, for messages only)."""
+    """host/port/dbname/user of a DSN libpq refused (best effort, for messages only; never the password)."""
     m = _URI_RE.match(dsn.strip())
     if m:
         hosts = m.group("hosts") or ""
         host, _, port = hosts.rpartition(":") if hosts.count(":") == 1 else (hosts, "", "")
         return {"host": host, "port": port, "dbname": m.group("db") or "", "user": m.group("user") or ""}
-    return {k.lower(): v.strip("'") for k, v in _KV_RE.findall(dsn)}
+    return {k.lower(): v.strip("'") for k, v in _KV_RE.findall(dsn) if k.lower() != "password"}
 
 
 def _dsn_password(dsn: str) -> str | None:
+    from memlab.redact import dsn_password
+
     try:
         from psycopg.conninfo import conninfo_to_dict
 
-        pw = conninfo_to_dict(dsn).get("password")
+        pw = conninfo_to_dict(normalize_dsn(dsn)).get("password")
         if pw:
             return str(pw)
     except Exception:
         pass
-    m = re.match(r"^postgres(?:ql)?://[^:@/?]*:(?P<pw>\S*)@", dsn.strip())
-    if m:
-        return m.group("pw")
-    kv = re.search(r"password\s*=\s*('(?:[^'\\]|\\.)*'?|\S+)", dsn, re.IGNORECASE)
-    return kv.group(1).strip("'") if kv else None
+    return dsn_password(dsn)
 
 
 class PostgresStore:
@@ -161,11 +184,17 @@ class PostgresStore:
             from psycopg_pool import ConnectionPool
         except ImportError as e:  # pragma: no cover - optional extra
             raise StoreError("postgres: psycopg / psycopg_pool / pgvector missing; pip install 'memlab[postgres]'") from e
-        if not _TABLE_RE.match(table):
-            raise StoreError(f"postgres: invalid table name {table!r} (letters, digits, underscore; <= 48 chars)")
+        try:
+            self.check_options({"table": table})
+        except ValueError as exc:
+            raise StoreError(f"postgres: {exc}") from None
         self._psycopg = psycopg
         self._sql: Any = sql
-        self.dsn = resolve_dsn(dsn)
+        from memlab.redact import register_secret
+
+        given = resolve_dsn(dsn)
+        self.dsn = normalize_dsn(given)
+        self._given_dsn = given
         self.table = table
         self.dim = int(dim)
         self.hnsw = hnsw
@@ -175,7 +204,8 @@ class PostgresStore:
         self.exact_below = int(exact_below)
         self._large_ns: set[str] = set()  # namespaces seen above exact_below (forgotten on delete/reset)
         self._addr = describe_dsn(self.dsn)
-        self._password = _dsn_password(self.dsn)
+        self._password = _dsn_password(given)
+        register_secret(self._password)  # a driver error may quote it on its own (memlab.redact)
         self._t = sql.Identifier(table)
         self._closed = False
         self._lock = threading.Lock()
@@ -214,6 +244,13 @@ class PostgresStore:
             self._pool.close()
             raise StoreError(f"postgres at {self.address}: connection pool did not open: {self._safe(e)}") from None
 
+    @staticmethod
+    def check_options(options: dict[str, Any]) -> None:
+        """Option values checked when a config is loaded, before any run folder exists."""
+        table = options.get("table", "agent_memories")
+        if not isinstance(table, str) or not _TABLE_RE.match(table):
+            raise ValueError(f"invalid table name {table!r} (letters, digits, underscore; <= 48 chars)")
+
     # ------------------------------------------------------------------ setup
 
     @property
@@ -226,7 +263,8 @@ class PostgresStore:
         from memlab.memory.stores.pgserver import redact_dsn
 
         msg = str(e).strip() or type(e).__name__
-        msg = msg.replace(self.dsn, redact_dsn(self.dsn))
+        for dsn in (self._given_dsn, self.dsn):
+            msg = msg.replace(dsn, redact_dsn(dsn))
         if self._password:
             msg = msg.replace(self._password, "***")
         return redact_dsn(msg)
@@ -665,6 +703,39 @@ class PostgresStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def purge_prefix(dsn: str | None, table: str, prefix: str, *, dry_run: bool = False,
+                 connect_timeout: int = 5) -> tuple[str, int]:
+    """Delete (or with ``dry_run`` count) every row of ``table`` whose namespace starts with
+    ``prefix``: a finished run's memories (``memlab stores purge``). Returns the server's address
+    and the row count. A table that does not exist holds nothing (it is not created)."""
+    try:
+        import psycopg
+        from psycopg import sql
+    except ImportError as e:  # pragma: no cover - optional extra
+        raise StoreError("postgres: psycopg missing; pip install 'memlab[postgres]'") from e
+    from memlab.redact import redact_text, register_secret
+
+    PostgresStore.check_options({"table": table})
+    given = resolve_dsn(dsn)
+    register_secret(_dsn_password(given))
+    addr = describe_dsn(given)
+    where = f"{addr['host']}:{addr['port']}/{addr['dbname']} (user {addr['user']}) table {table}"
+    like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    try:
+        with psycopg.connect(normalize_dsn(given), autocommit=True, connect_timeout=connect_timeout) as conn:
+            row = conn.execute("SELECT to_regclass(%s)", (f'"{table}"',)).fetchone()
+            if row is None or row[0] is None:
+                return where, 0
+            t = sql.Identifier(table)
+            if dry_run:
+                found = conn.execute(sql.SQL("SELECT count(*) FROM {t} WHERE namespace LIKE %s").format(t=t), (like,)).fetchone()
+                return where, int(found[0]) if found else 0
+            cur = conn.execute(sql.SQL("DELETE FROM {t} WHERE namespace LIKE %s").format(t=t), (like,))
+            return where, int(cur.rowcount)
+    except psycopg.Error as e:
+        raise StoreError(f"postgres at {where}: purge failed: {redact_text(str(e).strip().splitlines()[0])}") from None
 
 
 def _utc(dt: datetime) -> datetime:
