@@ -91,6 +91,8 @@ class StrategySpec(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     name: str
+    type: str | None = Field(default=None, description="Strategy type: `composed` (memlab's components, the default), "
+                             "`mem0`, `langmem` or a plugin's (memlab.external); other types take their own parameters.")
     preset: str | None = Field(default=None, description="Preset to start from; defaults to `name` when that is a preset.")
     description: str | None = None
 
@@ -101,6 +103,11 @@ class StrategySpec(BaseModel):
 
     @model_validator(mode="after")
     def _known_slots(self) -> StrategySpec:
+        if self.type not in (None, "composed"):
+            if self.preset is not None:
+                raise ValueError(f"`preset` names a composed strategy's starting point; type {self.type!r} takes its own "
+                                 "parameters instead")
+            return self  # the type's parameters are checked against its Params when resolved
         load_families()
         for key, value in (self.model_extra or {}).items():
             if key not in SLOTS:
@@ -150,9 +157,17 @@ def resolve_spec(spec: StrategySpec | dict[str, Any]) -> dict[str, Any]:
     """Preset + overrides, every component's defaults filled in (validated)."""
     load_families()
     spec = spec if isinstance(spec, StrategySpec) else StrategySpec.model_validate(spec)
+    if spec.type not in (None, "composed"):
+        from memlab.external.base import resolve_external
+
+        return resolve_external(spec.name, spec.type, spec.description, dict(spec.model_extra or {}))
     preset_name = spec.preset or (spec.name if spec.name in PRESETS else None)
     has_components = any(spec.slot(s) is not None for s in SLOTS)
     if preset_name is None and not has_components:
+        from memlab.external.base import STRATEGY_TYPES
+
+        if spec.name in STRATEGY_TYPES:
+            raise RegistryError(f"{spec.name!r} is not a preset but a strategy type: write `type: {spec.name}`")
         PRESETS.get(spec.name)  # raises "Unknown strategy preset ... Did you mean ...?"
     base = copy.deepcopy(PRESETS.get(preset_name)) if preset_name else {}
     out: dict[str, Any] = {"name": spec.name, "preset": preset_name,
@@ -201,7 +216,12 @@ def _check_composition(out: dict[str, Any]) -> None:
 
 
 def describe_components(resolved: dict[str, Any]) -> str:
-    """``short_term=recent_window(n=6); extractor=post_turn; ...`` from a resolved strategy spec."""
+    """``short_term=recent_window(n=6); extractor=post_turn; ...`` from a resolved strategy spec
+    (``mem0(infer=False,...) [mem0ai 2.2.1]`` for a strategy of another type)."""
+    if resolved.get("type") not in (None, "composed"):
+        from memlab.external.base import describe_external
+
+        return describe_external(resolved)
     load_families()
     parts = []
     for slot in sorted(SLOTS.values(), key=lambda s: (s.name == STORE_SLOT, s.order, s.name)):
