@@ -162,3 +162,15 @@ def test_an_endpoint_failure_is_a_recorded_failure_and_a_non_zero_exit(tmp_path,
     units = res.manifest["units"]["failed"]
     assert units and all("mem0: Memory.add raised" in u and "memlab's endpoint answered it with" in u for u in units)
     _no_secret(run)
+
+
+def test_an_endpoint_that_is_down_stops_the_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    with FakeOpenAIServer() as server:
+        cfg = _write_config(tmp_path, server, {"name": "mem0_infer", "type": "mem0", "infer": True}, "off", "down",
+                            max_attempts=1, breaker_failures=1)
+    code, run = _run(cfg)  # nothing listens on the server's port any more
+    assert code == 1, capsys.readouterr().err
+    manifest = load_run(run).manifest
+    assert manifest["status"] == "failed" and "is down" in manifest["error"]
+    assert manifest["units"]["ok"] == 0

@@ -382,9 +382,12 @@ class ExternalStrategy:
             with bound, self._ids.active(), library_clock(now or self._now):
                 return fn(*args, **kwargs)
         except Exception as exc:
+            from memlab.llm.endpoints import tripped
+
             fault = ledger.fault if ledger is not None else None
-            if isinstance(fault, EndpointDown):
-                raise fault from exc
+            down = fault if isinstance(fault, EndpointDown) else tripped()
+            if down is not None:  # the endpoint is down: stop the run, as memlab's own roles do
+                raise down from exc
             detail = f"; memlab's endpoint answered it with: {type(fault).__name__}: {fault}" if fault is not None else ""
             raise ExternalSystemError(f"{self.type_name}: {what} raised {type(exc).__name__}: {exc}{detail}") from exc
 
