@@ -90,6 +90,9 @@ def test_a_plugin_strategy_type_plays_like_any_strategy(tmp_path, plugin):
     ops = res.memory_ops[res.memory_ops["strategy"] == "tiny"]
     # every message of the allowed roles stored once, citing its own turn, in the namespace
     assert len(ops) == 10 and set(ops["op"]) == {"ADD"}
+    from memlab.report import writes_per_conversation
+
+    assert writes_per_conversation(res)["tiny"] == pytest.approx(10 / 3), "the printed table's write volume"
     assert all(len(s) == 1 for s in ops["source_turn_ids"]) and set(ops["namespace"]) == {"external-small/ana", "external-small/ben"}
     p = res.probes.set_index("probe_id")
     # the probe of ana's second conversation finds ana's first conversation (long-term memory of the
