@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -101,6 +102,9 @@ def test_library_calls_are_recorded_and_replay_strict_repeats_them(tmp_path, mon
         received = server.received
         assert code == 0, capsys.readouterr().err
         assert all(r["auth"] == f"Bearer {SECRET}" for r in server.requests), "the key is used upstream"
+        sent = [json.dumps(r["body"]["messages"]) for r in server.requests]
+        if kind == "mem0":  # mem0 dates its prompt with "today": the library sees the conversation's clock
+            assert any("2024-02-01" in m for m in sent) and not any(date.today().isoformat() in m for m in sent)
         replay_cfg = _write_config(tmp_path, server, strategy, "replay-strict", "replay")
     code2, replay = _run(replay_cfg)  # the server is gone: any network call would fail
     assert code2 == 0 and server.received == received
