@@ -8,7 +8,6 @@ import importlib.metadata
 import json
 import socket
 import sys
-import textwrap
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -273,4 +272,4 @@ def test_the_committed_configs_validate_and_components_lists_the_types(plugin, c
     assert main(["components"]) == 0
     out = capsys.readouterr().out
     version = importlib.metadata.version("mem0ai")
-    assert f"[mem0ai {version}]" in out and "[langmem " in out and f"tiny_keyword" in out and f"[{plugin}]" in out
+    assert f"[mem0ai {version}]" in out and "[langmem " in out and "tiny_keyword" in out and f"[{plugin}]" in out

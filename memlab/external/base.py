@@ -325,7 +325,7 @@ class ExternalStrategy:
         """Stored item id → its current text (the previous text of an UPDATE)."""
         self.ledger: Any = None
         self._ids = seeded_ids("")
-        self._window: deque[TurnEvent] = deque(maxlen=params.window or None) if params.window else deque(maxlen=0)
+        self._window: deque[TurnEvent] = deque(maxlen=params.window)
         self._pending: list[TurnEvent] = []
         self._now: datetime | None = None
 
