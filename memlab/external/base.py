@@ -453,15 +453,9 @@ class ExternalStrategy:
         return MemoryContext(sections=sections, retrieval_latency_s=elapsed, retrieval_total_s=elapsed)
 
     def answer(self, question: str, now: datetime, evidence: list[str] | None = None) -> Answer:
-        from memlab.roles.program import RoleFailure
+        from memlab.strategies.composed import answer_from_context
 
-        ctx = self.context(question, now)
-        t0 = time.perf_counter()
-        try:
-            out = self.env.roles.answer(context=ctx.text or "(no memory)", question=question, date=now.date().isoformat())
-            return Answer(ctx, str(out["answer"]).strip(), latency_s=time.perf_counter() - t0)
-        except RoleFailure as exc:
-            return Answer(ctx, None, error=str(exc), latency_s=time.perf_counter() - t0)
+        return answer_from_context(self.env.roles, self.context(question, now), question, now)
 
     def close(self) -> None:
         try:

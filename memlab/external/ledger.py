@@ -39,7 +39,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -128,12 +128,15 @@ class Ledger:
             self.binding = previous
 
     # -- serving (called on the server's threads) --------------------------------------------------
-    def _recorded(self) -> Any:
+    @contextmanager
+    def _serving(self) -> Iterator[None]:
+        """One request at a time, recorded into the bound caller's sink and scope."""
         b = self.binding
-        stack = [calls.call_scope(**b.scope)]
-        if b.sink is not None:
-            stack.insert(0, calls.call_sink(b.sink))
-        return stack
+        with self._serve_lock, ExitStack() as stack:
+            if b.sink is not None:
+                stack.enter_context(calls.call_sink(b.sink))
+            stack.enter_context(calls.call_scope(**b.scope))
+            yield
 
     def chat(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         if body.get("stream"):
@@ -148,10 +151,7 @@ class Ledger:
             request = self._request(body)
         except (ValueError, TypeError) as exc:
             return 400, _error(f"memlab's endpoint cannot read this request: {exc}")
-        with self._serve_lock:
-            scopes = self._recorded()
-            for s in scopes:
-                s.__enter__()
+        with self._serving():
             try:
                 resp = calls.complete_recorded(self.chat_model, request, caller=self.caller)
             except ModelError as exc:
@@ -159,9 +159,6 @@ class Ledger:
                     self.fault = exc
                 timeout = "timeout" in str(exc).lower() or "no reply within" in str(exc)
                 return (504 if timeout else 502), _error(redact_text(f"{type(exc).__name__}: {exc}"), kind="upstream_error")
-            finally:
-                for s in reversed(scopes):
-                    s.__exit__(None, None, None)
             self.served += 1
             return 200, _completion(resp, body.get("model") or "memlab", self.served)
 
@@ -199,19 +196,12 @@ class Ledger:
         encoding = body.get("encoding_format") or "float"
         if encoding not in ("float", "base64"):
             return 400, _error(f"encoding_format {encoding!r} is not supported (float | base64)")
-        with self._serve_lock:
-            scopes = self._recorded()
-            for s in scopes:
-                s.__enter__()
-            try:
-                t0 = time.perf_counter()
-                vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
-                tokens = sum(count_tokens(t) for t in texts)
-                calls.emit(CallRecord(call_id=calls.new_call_id(), purpose=EMBED_PURPOSE, model=self.embedding_model_id,
-                                      prompt_tokens=tokens, latency_s=time.perf_counter() - t0, caller=self.caller))
-            finally:
-                for s in reversed(scopes):
-                    s.__exit__(None, None, None)
+        with self._serving():
+            t0 = time.perf_counter()
+            vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+            tokens = sum(count_tokens(t) for t in texts)
+            calls.emit(CallRecord(call_id=calls.new_call_id(), purpose=EMBED_PURPOSE, model=self.embedding_model_id,
+                                  prompt_tokens=tokens, latency_s=time.perf_counter() - t0, caller=self.caller))
         data = []
         for i, v in enumerate(vectors):
             emb: Any = base64.b64encode(v.astype("<f4").tobytes()).decode() if encoding == "base64" else [float(x) for x in v]

@@ -345,24 +345,29 @@ class ComposedStrategy:
         return ctx
 
     def answer(self, question: str, now: datetime, evidence: list[str] | None = None) -> Answer:
-        from memlab.roles.program import RoleFailure
-
         query = Query(question, now, self.env.embedder, evidence=evidence)
         if self.agent is not None and hasattr(self.agent, "answer"):
             return self.agent.answer(query, self.state)
-        ctx = self.context(query)
-        t0 = time.perf_counter()
-        try:
-            out = self.env.roles.answer(context=ctx.text or "(no memory)", question=question, date=now.date().isoformat())
-            return Answer(ctx, str(out["answer"]).strip(), latency_s=time.perf_counter() - t0)
-        except RoleFailure as exc:
-            return Answer(ctx, None, error=str(exc), latency_s=time.perf_counter() - t0)
+        return answer_from_context(self.env.roles, self.context(query), question, now)
 
     def close(self) -> None:
         for c in self.parts:
             c.close()
         if self.store is not None:
             self.store.close()
+
+
+def answer_from_context(roles: Any, ctx: MemoryContext, question: str, now: datetime) -> Answer:
+    """The run's answerer over an assembled context: what every non-agent strategy answers with
+    (composed or another type), so all of a comparison's strategies share one answerer."""
+    from memlab.roles.program import RoleFailure
+
+    t0 = time.perf_counter()
+    try:
+        out = roles.answer(context=ctx.text or "(no memory)", question=question, date=now.date().isoformat())
+        return Answer(ctx, str(out["answer"]).strip(), latency_s=time.perf_counter() - t0)
+    except RoleFailure as exc:
+        return Answer(ctx, None, error=str(exc), latency_s=time.perf_counter() - t0)
 
 
 class _SearchTimer:
