@@ -282,6 +282,17 @@ def _cmd_components(args: argparse.Namespace) -> int:
     def line(name: str, text: str) -> str:
         return f"  {name:<22} {text}"
 
+    print("strategy types (`type:` of a strategy; composed is the default; docs/external.md):")
+    from memlab.external.base import STRATEGY_TYPES, library_version, load_strategy_types, missing_extra, summary
+
+    load_strategy_types()
+    print(line("composed", "memlab's components in slots: the presets and slots below"))
+    for name in STRATEGY_TYPES.names():
+        cls = STRATEGY_TYPES.get(name)
+        missing = missing_extra(cls)
+        state = (f"not installed: {missing.split(': ', 1)[-1]}" if missing
+                 else f"{cls.library} {library_version(cls)}" if getattr(cls, "library", None) else cls.__module__)
+        print(line(name, f"{summary(cls)} [{state}]"))
     print("strategy presets:")
     for name in PRESETS.names():
         print(line(name, PRESETS.get(name).get("description", "")))

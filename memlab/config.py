@@ -123,7 +123,7 @@ class RunConfig(BaseModel):
     judge: ModelSpec | None = Field(default=None, description="Optional LLM judge for answer accuracy.")
     judge_prompt: Literal["lenient", "strict"] = Field(
         default="strict", description="The judge's prompt (docs/judging.md): strict (default) or lenient (LoCoMo-style).")
-    plugins: list[str] = Field(default_factory=list, description="Modules to import that register components/presets.")
+    plugins: list[str] = Field(default_factory=list, description="Modules to import that register components, presets or strategy types.")
     store_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Default options per store backend, e.g. {postgres: {dsn: ...}}."
     )
@@ -320,4 +320,11 @@ def validate_config(data: dict[str, Any] | RunConfig, where: str = "config") -> 
         config.resolved_strategies()
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from None
+    if any(s.type not in (None, "composed") for s in config.strategies):
+        from memlab.external.base import check_offline
+
+        try:
+            check_offline(config)  # a library that calls a model cannot run on the offline stand-in
+        except (RegistryError, ValueError) as exc:
+            raise ConfigError(f"{where}: {exc}") from None
     return config

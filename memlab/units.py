@@ -144,6 +144,14 @@ class Workbench:
             from memlab.strategies.slots import BuildEnv
 
             spec = self.resolved[name]
+            if spec.get("type") not in (None, "composed"):  # another strategy type (memlab/external)
+                from memlab.external.base import AdapterEnv, build_external
+
+                env = AdapterEnv(name=name, roles=self.roles, embedder=self.embedder, work_dir=self.run_dir / "stores" / name,
+                                 seed=self.config.seed, models=self.roles.models,
+                                 model_specs={"default": self.config.model, **self.config.role_specs()})
+                self.strategies[name] = build_external(spec, env)
+                return self.strategies[name]
 
             def store_factory(store_spec: dict[str, Any]) -> Any:
                 store_spec = dict(store_spec)

@@ -53,6 +53,12 @@ def current_scope() -> dict[str, Any]:
     return dict(_scope.get())
 
 
+def current_sink() -> Callable[[CallRecord], None] | None:
+    """The sink in force (None outside a run): captured by an endpoint that records calls made in
+    another thread on behalf of this one (memlab/external/ledger.py)."""
+    return _sink.get()
+
+
 def emit(record: CallRecord) -> None:
     record.scope = {**current_scope(), **record.scope}
     sink = _sink.get()
@@ -64,12 +70,13 @@ def new_call_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def complete_recorded(model: Any, request: ChatRequest) -> ChatResponse:
+def complete_recorded(model: Any, request: ChatRequest, *, caller: str | None = None) -> ChatResponse:
     """One model call made outside a :class:`~memlab.roles.program.Role` (e.g. an agent's tool
-    loop), recorded like a role call: tokens, attempts, the tools offered and the tools called.
+    loop, or an external library's request to memlab's endpoint, ``caller`` naming the library),
+    recorded like a role call: tokens, attempts, the tools offered and the tools called.
     A failed call is recorded (``ok=False``) and its :class:`ModelError` re-raised."""
     record = CallRecord(call_id=new_call_id(), purpose=request.purpose, signature=request.signature, model=model.model_id,
-                        tools_offered=[t.name for t in request.tools])
+                        tools_offered=[t.name for t in request.tools], caller=caller)
     t0 = time.perf_counter()
     try:
         resp = model.complete(request)

@@ -154,7 +154,9 @@ class OpenAIChatModel:
 
     # -- one attempt ------------------------------------------------------------------------------
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": request.messages, "temperature": request.temperature}
+        kwargs: dict[str, Any] = {**request.params, "model": self.model, "messages": request.messages}
+        if request.temperature is not None:
+            kwargs["temperature"] = request.temperature
         if request.max_tokens or self.max_tokens:
             kwargs["max_tokens"] = request.max_tokens or self.max_tokens
         if request.tools:

@@ -2,8 +2,8 @@
 
 The cache is a JSONL file (one entry per distinct request, sorted keys, committable) keyed by
 sha256 of the canonical request as the endpoint sees it (model id with credentials redacted,
-messages, temperature, max_tokens, and tools / tool_choice when the request has them — so
-caches recorded before tool calling existed still match). Modes:
+messages, temperature, max_tokens, and tools / tool_choice / other parameters when the request
+has them — so caches recorded before tool calling existed still match). Modes:
 
 - ``record``: serve hits from the file, call the inner model on a miss and append the result;
 - ``replay``: serve hits, call the inner model on a miss (without writing);
@@ -58,6 +58,8 @@ def request_key(model_id: str, request: ChatRequest) -> str:
         canon["tools"] = [t.model_dump() for t in request.tools]
     if request.tool_choice is not None:
         canon["tool_choice"] = request.tool_choice
+    if request.params:
+        canon["params"] = request.params
     text = json.dumps(canon, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -91,12 +91,16 @@ class ChatRequest(BaseModel):
 
     messages: list[dict[str, Any]]
     purpose: str
-    temperature: float = 0.0
+    temperature: float | None = 0.0
+    """None: not sent (the endpoint's default applies), as when a library's request leaves it out."""
     max_tokens: int | None = None
     signature: str | None = None
     output_fields: list[str] = Field(default_factory=list)
     tools: list[ToolSpec] = Field(default_factory=list)
     tool_choice: ToolChoice | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Other OpenAI request parameters sent as given (``response_format``, ``top_p``, ``seed``...):
+    what an external library's request carries beside the fields above (memlab/external/ledger.py)."""
 
     @model_validator(mode="after")
     def _tool_choice_names_a_tool(self) -> ChatRequest:
@@ -150,6 +154,9 @@ class CallRecord(BaseModel):
     """Names of the tools the request offered (their schemas are billed as prompt tokens)."""
     tool_calls: list[str] = Field(default_factory=list)
     """Names of the tools the model called, in order, repeats kept (so the count is its length)."""
+    caller: str | None = None
+    """The external library that made the call through memlab's endpoint (``mem0``, ``langmem``);
+    None for memlab's own roles and agents."""
 
 
 class ModelError(RuntimeError):

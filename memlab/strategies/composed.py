@@ -96,6 +96,8 @@ class StrategySpec(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     name: str
+    type: str | None = Field(default=None, description="Strategy type: `composed` (memlab's components, the default), "
+                             "`mem0`, `langmem` or a plugin's (memlab.external); other types take their own parameters.")
     preset: str | None = Field(default=None, description="Preset to start from; defaults to `name` when that is a preset.")
     description: str | None = None
 
@@ -106,6 +108,11 @@ class StrategySpec(BaseModel):
 
     @model_validator(mode="after")
     def _known_slots(self) -> StrategySpec:
+        if self.type not in (None, "composed"):
+            if self.preset is not None:
+                raise ValueError(f"`preset` names a composed strategy's starting point; type {self.type!r} takes its own "
+                                 "parameters instead")
+            return self  # the type's parameters are checked against its Params when resolved
         load_families()
         for key, value in (self.model_extra or {}).items():
             if key not in SLOTS:
@@ -161,9 +168,17 @@ def resolve_spec(spec: StrategySpec | dict[str, Any]) -> dict[str, Any]:
     """Preset + overrides, every component's defaults filled in (validated)."""
     load_families()
     spec = spec if isinstance(spec, StrategySpec) else StrategySpec.model_validate(spec)
+    if spec.type not in (None, "composed"):
+        from memlab.external.base import resolve_external
+
+        return resolve_external(spec.name, spec.type, spec.description, dict(spec.model_extra or {}))
     preset_name = spec.preset or (spec.name if spec.name in PRESETS else None)
     has_components = any(spec.slot(s) is not None for s in SLOTS)
     if preset_name is None and not has_components:
+        from memlab.external.base import STRATEGY_TYPES
+
+        if spec.name in STRATEGY_TYPES:
+            raise RegistryError(f"{spec.name!r} is not a preset but a strategy type: write `type: {spec.name}`")
         PRESETS.get(spec.name)  # raises "Unknown strategy preset ... Did you mean ...?"
     base = copy.deepcopy(PRESETS.get(preset_name)) if preset_name else {}
     out: dict[str, Any] = {"name": spec.name, "preset": preset_name,
@@ -212,7 +227,12 @@ def _check_composition(out: dict[str, Any]) -> None:
 
 
 def describe_components(resolved: dict[str, Any]) -> str:
-    """``short_term=recent_window(n=6); extractor=post_turn; ...`` from a resolved strategy spec."""
+    """``short_term=recent_window(n=6); extractor=post_turn; ...`` from a resolved strategy spec
+    (``mem0(infer=False,...) [mem0ai 2.2.1]`` for a strategy of another type)."""
+    if resolved.get("type") not in (None, "composed"):
+        from memlab.external.base import describe_external
+
+        return describe_external(resolved)
     load_families()
     parts = []
     for slot in sorted(SLOTS.values(), key=lambda s: (s.name == STORE_SLOT, s.order, s.name)):
@@ -336,24 +356,29 @@ class ComposedStrategy:
         return ctx
 
     def answer(self, question: str, now: datetime, evidence: list[str] | None = None) -> Answer:
-        from memlab.roles.program import RoleFailure
-
         query = Query(question, now, self.env.embedder, evidence=evidence)
         if self.agent is not None and hasattr(self.agent, "answer"):
             return self.agent.answer(query, self.state)
-        ctx = self.context(query)
-        t0 = time.perf_counter()
-        try:
-            out = self.env.roles.answer(context=ctx.text or "(no memory)", question=question, date=now.date().isoformat())
-            return Answer(ctx, str(out["answer"]).strip(), latency_s=time.perf_counter() - t0)
-        except RoleFailure as exc:
-            return Answer(ctx, None, error=str(exc), latency_s=time.perf_counter() - t0)
+        return answer_from_context(self.env.roles, self.context(query), question, now)
 
     def close(self) -> None:
         for c in self.parts:
             c.close()
         if self.store is not None:
             self.store.close()
+
+
+def answer_from_context(roles: Any, ctx: MemoryContext, question: str, now: datetime) -> Answer:
+    """The run's answerer over an assembled context: what every non-agent strategy answers with
+    (composed or another type), so all of a comparison's strategies share one answerer."""
+    from memlab.roles.program import RoleFailure
+
+    t0 = time.perf_counter()
+    try:
+        out = roles.answer(context=ctx.text or "(no memory)", question=question, date=now.date().isoformat())
+        return Answer(ctx, str(out["answer"]).strip(), latency_s=time.perf_counter() - t0)
+    except RoleFailure as exc:
+        return Answer(ctx, None, error=str(exc), latency_s=time.perf_counter() - t0)
 
 
 class _SearchTimer:

@@ -27,6 +27,7 @@ Behaviours
     ``empty``         True: HTTP 200 with an empty body
     ``no_choices``    True: HTTP 200 JSON without ``choices``
     ``content``       raw assistant text; ``garbage``: True sends text that is not in ChatAdapter format
+    ``json``          a value sent as the assistant text, JSON-encoded (a JSON-mode reply)
     ``fields``        output field values for the ChatAdapter reply
     ``usage``         False: omit ``usage`` from the reply
     ``tool_calls``    list of ``{"name", "arguments", "id"?}``; ``arguments`` is a dict (sent as
@@ -220,6 +221,8 @@ class FakeOpenAIServer:
             finish = "tool_calls"
         else:
             content = GARBAGE if behaviour.get("garbage") else behaviour.get("content")
+            if content is None and "json" in behaviour:
+                content = json.dumps(behaviour["json"])
             if content is None:
                 system = next((m.get("content") or "" for m in body.get("messages", []) if m.get("role") == "system"), "")
                 values = {**self.default_fields, **behaviour.get("fields", {})}

@@ -1,0 +1,474 @@
+"""The strategy as the plug-in unit: strategy types, what the harness gives an adapter, and the
+base class adapters of real memory systems are built on.
+
+A run config's strategy is *composed* (memlab's components, the default) or names another
+**strategy type** with ``type:`` — ``mem0``, ``langmem``, or a user's class registered with
+:func:`strategy_type` in a module listed under ``plugins:`` (or the ``memlab.strategies`` entry
+point). The rest of the strategy's mapping are the type's parameters, validated against its
+``Params`` model (unknown keys fail with a did-you-mean). The resolved spec — parameters with
+defaults, and the library's name and version — goes into the manifest and the run's fingerprint.
+
+A strategy type is any class with ``Params`` (a pydantic model), a constructor
+``(params, env: AdapterEnv)`` and the six methods of :class:`memlab.strategies.base.Strategy`.
+:class:`ExternalStrategy` implements those for an adapter of a memory library on top of three
+hooks — :meth:`~ExternalStrategy.reset` (a fresh, empty memory for a unit),
+:meth:`~ExternalStrategy.write` (messages in, memory operations out) and
+:meth:`~ExternalStrategy.search` (a question in, memories out) — and adds what every adapter
+needs: the conversation's recent messages (``window``), provenance of every stored memory
+(the turns it came from, carried through updates), answers by memlab's own answerer (so every
+strategy of a comparison is read by the same answerer), the local model endpoint
+(:class:`~memlab.external.ledger.Ledger`) with the call's purpose bound, repeatable ids and the
+conversation's clock (:mod:`memlab.external.determinism`), and error handling: anything the
+library raises fails the unit (recorded; ``--resume`` redoes it), except an endpoint that is
+down, which stops the run as it does for memlab's own roles. docs/external.md is the guide.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.metadata
+import importlib.util
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from memlab.memory.item import MemoryEvent, Op
+from memlab.registry import Registry
+from memlab.strategies.base import Answer, ContextLine, ContextSection, MemoryContext, StepOutput, TurnEvent
+
+COMPOSED = "composed"
+"""The default strategy type: memlab's components in slots (memlab.strategies.composed)."""
+
+STRATEGY_TYPES: Registry[type] = Registry("strategy type")
+STRATEGY_TYPES.register("mem0", "memlab.external.mem0_adapter:Mem0Strategy")
+STRATEGY_TYPES.register("langmem", "memlab.external.langmem_adapter:LangMemStrategy")
+
+_entry_points_loaded = False
+
+
+def strategy_type(name: str) -> Callable[[type], type]:
+    """Class decorator: register a strategy type under ``name`` (usable as ``type: name``)."""
+
+    def deco(cls: type) -> type:
+        if name == COMPOSED:
+            raise ValueError(f"{COMPOSED!r} is memlab's own strategy type; choose another name")
+        cls.type_name = name  # type: ignore[attr-defined]
+        existing = STRATEGY_TYPES._entries.get(name)
+        # the same class again (its module imported anew, e.g. a plugin reloaded) replaces itself
+        same = existing is not None and not isinstance(existing, str) and \
+            (existing.__module__, existing.__qualname__) == (cls.__module__, cls.__qualname__)
+        STRATEGY_TYPES.register(name, cls, replace=same)
+        return cls
+
+    return deco
+
+
+def load_strategy_types() -> None:
+    """Strategy types a user installed under the ``memlab.strategies`` entry-point group."""
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
+    for ep in importlib.metadata.entry_points(group="memlab.strategies"):
+        ep.load()
+
+
+def is_external(spec: dict[str, Any] | Any) -> bool:
+    """Whether a (resolved or written) strategy spec names a type other than the composed one."""
+    t = spec.get("type") if isinstance(spec, dict) else getattr(spec, "type", None)
+    return t not in (None, COMPOSED)
+
+
+# -- requirements -----------------------------------------------------------------------------------
+def module_available(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it (config validation stays fast)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_extra(cls: type) -> str | None:
+    """The one line that says how to install a type's library, or None when it is installed."""
+    module = getattr(cls, "module", None)
+    if not module or module_available(module):
+        return None
+    package = getattr(cls, "library", None) or module
+    extra = getattr(cls, "extra", None)
+    how = f"pip install 'memlab[{extra}]'" if extra else f"pip install {package}"
+    return f"type {cls.type_name!r} needs the {package} package, which is not installed: {how}"
+
+
+def library_version(cls: type) -> str | None:
+    package = getattr(cls, "library", None)
+    if not package:
+        return None
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def library_info(cls: type) -> dict[str, Any]:
+    """What the manifest says about the code behind a strategy type."""
+    info: dict[str, Any] = {"module": cls.__module__}
+    if getattr(cls, "library", None):
+        info.update(package=cls.library, version=library_version(cls))
+    return info
+
+
+# -- spec resolution ---------------------------------------------------------------------------------
+def resolve_external(name: str, type_name: str, description: str | None, raw: dict[str, Any]) -> dict[str, Any]:
+    """Validate a strategy of type ``type_name``: the type exists (did-you-mean), its library is
+    installed (else one line naming the extra), and ``raw`` are parameters of its ``Params``."""
+    load_strategy_types()
+    cls = STRATEGY_TYPES.get(type_name)
+    Params = getattr(cls, "Params", None)
+    if not (isinstance(Params, type) and issubclass(Params, BaseModel)):
+        raise ValueError(f"strategy type {type_name!r} ({cls.__module__}.{cls.__qualname__}) has no pydantic `Params` model")
+    fields = sorted(Params.model_fields)
+    for key in raw:
+        if key not in Params.model_fields:
+            close = difflib.get_close_matches(key, fields, n=2, cutoff=0.5)
+            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise ValueError(f"strategy {name!r}: type {type_name!r} has no parameter {key!r}.{hint} "
+                             f"Its parameters: {', '.join(fields) or 'none'}")
+    try:
+        params = Params.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or '(params)'}: {e['msg']}" for e in exc.errors())
+        raise ValueError(f"strategy {name!r}: type {type_name!r}: {problems}") from None
+    missing = missing_extra(cls)
+    if missing:
+        raise ValueError(missing)
+    return {"name": name, "type": type_name, "preset": None,
+            "description": description or _summary(cls),
+            "params": params.model_dump(mode="json"), "library": library_info(cls)}
+
+
+def _summary(cls: type) -> str:
+    return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+
+
+def summary(cls: type) -> str:
+    """One line for ``memlab components``."""
+    return _summary(cls)
+
+
+def describe_external(resolved: dict[str, Any]) -> str:
+    """``mem0(infer=False,k=8,window=6) [mem0ai 2.2.1]``: the components column of exported tables."""
+    params = ",".join(f"{k}={v}" for k, v in (resolved.get("params") or {}).items())
+    lib = resolved.get("library") or {}
+    tag = f" [{lib['package']} {lib.get('version')}]" if lib.get("package") else f" [{lib.get('module')}]" if lib.get("module") else ""
+    return f"{resolved['type']}({params}){tag}"
+
+
+def chat_model_needed(resolved: dict[str, Any]) -> str | None:
+    """The purpose whose model answers the strategy's own model calls, when it makes any."""
+    cls = STRATEGY_TYPES.get(resolved["type"])
+    needs = getattr(cls, "needs_chat_model", None)
+    if needs is None:
+        return None
+    params = cls.Params.model_validate(resolved.get("params") or {})
+    return getattr(cls, "model_purpose", "extract") if needs(params) else None
+
+
+def check_offline(config: Any) -> None:
+    """Refuse, before any work, an external strategy whose library calls a chat model when that
+    model is memlab's offline stand-in: the stand-in answers memlab's own roles (DSPy signatures)
+    and nothing else, so a library's own prompts would fail call after call (docs/external.md)."""
+    for i, s in enumerate(config.strategies):
+        if not is_external(s):
+            continue
+        resolved = resolve_external(s.name, s.type, s.description, dict(s.model_extra or {}))
+        purpose = chat_model_needed(resolved)
+        if purpose is None:
+            continue
+        spec = config.models.get(purpose, config.model)
+        if spec.provider == "offline":
+            raise ValueError(
+                f"strategies[{i}] ({s.name}): type {s.type!r} sends its own prompts to a chat model, and the "
+                f"model for {purpose!r} is the offline stand-in, which answers only memlab's own roles: give it an "
+                f"OpenAI-compatible endpoint (`models: {{{purpose}: {{provider: openai, model: ..., base_url: ...}}}}`; "
+                "record once with `cache: {mode: record, path: ...}`, then replay offline with replay-strict)")
+
+
+# -- what the harness gives an adapter -----------------------------------------------------------------
+@dataclass
+class AdapterEnv:
+    """What a strategy type is built with (one per strategy per worker)."""
+
+    name: str
+    """The strategy's name in the run."""
+    roles: Any
+    """memlab's roles: ``roles.answer`` is the answerer every strategy of the run shares."""
+    embedder: Any
+    """The run's shared MiniLM embedder (``embed(texts) -> np.ndarray``, cached)."""
+    work_dir: Path
+    """A folder of the run for the library's own files (``<run>/stores/<strategy>``)."""
+    seed: int = 0
+    models: dict[str, Any] = field(default_factory=dict)
+    """The run's chat models by purpose (``default`` for every purpose not configured)."""
+    model_specs: dict[str, Any] = field(default_factory=dict)
+    """Their specs (``ModelSpec``), by purpose."""
+
+    def chat_model(self, purpose: str) -> Any:
+        return self.models.get(purpose, self.models.get("default"))
+
+    def model_name(self, purpose: str) -> str:
+        """The model name the library should believe it talks to (the run's model for ``purpose``),
+        so it formats its requests for that model as it would in production."""
+        spec = self.model_specs.get(purpose) or self.model_specs.get("default")
+        return getattr(spec, "model", None) or "memlab"
+
+    def ledger(self, caller: str, purpose: str = "extract", *, chat: bool = True) -> Any:
+        """Start memlab's local OpenAI-compatible endpoint for ``caller`` (docs: memlab.external.ledger)."""
+        from memlab.embeddings import MINILM_ID
+        from memlab.external.ledger import Ledger
+
+        return Ledger(caller=caller, chat_model=self.chat_model(purpose) if chat else None, embedder=self.embedder,
+                      embedding_model_id=MINILM_ID).start()
+
+
+def build_external(resolved: dict[str, Any], env: AdapterEnv) -> Any:
+    cls = STRATEGY_TYPES.get(resolved["type"])
+    missing = missing_extra(cls)
+    if missing:
+        raise RuntimeError(missing)
+    return cls(cls.Params.model_validate(resolved.get("params") or {}), env)
+
+
+# -- the base class of library adapters -----------------------------------------------------------------
+class ExternalParams(BaseModel):
+    """Parameters every library adapter takes."""
+
+    model_config = ConfigDict(extra="forbid")
+    k: int = Field(default=8, ge=1, description="Memories the library's search returns into the context per question.")
+    window: int = Field(default=0, ge=0, description="The conversation's last N messages also go into the context "
+                        "(short-term memory; starts empty with each conversation). 0: none.")
+    roles: list[Literal["user", "assistant", "tool", "system"]] = Field(
+        default_factory=lambda: ["user", "assistant"], description="Turn roles handed to the library.")
+    write_every: Literal["invocation", "turn"] = Field(
+        default="invocation", description="Hand the library each finished invocation (a user message and the replies "
+        "after it) in one call, or every turn on its own.")
+
+
+@dataclass
+class Message:
+    """A turn as it is handed to a library."""
+
+    role: str
+    content: str
+    turn_id: str
+    speaker: str
+    timestamp: datetime
+
+    def openai(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass
+class Hit:
+    """A memory the library returned for a question."""
+
+    text: str
+    item_id: str | None = None
+    score: float | None = None
+    source_turn_ids: list[str] | None = None
+    """None: the turns recorded when the adapter saw the item written."""
+
+
+class ExternalSystemError(RuntimeError):
+    """The library raised while the harness called it: the unit fails (and is redone by --resume)."""
+
+
+class ExternalStrategy:
+    """Base of library adapters: the Strategy protocol over reset / write / search hooks."""
+
+    type_name: ClassVar[str] = ""
+    library: ClassVar[str | None] = None
+    """The distribution that provides the library (its version goes into the manifest)."""
+    module: ClassVar[str | None] = None
+    """The module it is imported as (checked when a config is validated)."""
+    extra: ClassVar[str | None] = None
+    """memlab's extra that installs it (named in the error when it is missing)."""
+    model_purpose: ClassVar[str] = "extract"
+    """The purpose the library's chat calls are recorded as, and whose model answers them."""
+    memory_kind: ClassVar[str] = "fact"
+    Params: ClassVar[type[ExternalParams]] = ExternalParams
+
+    @classmethod
+    def needs_chat_model(cls, params: Any) -> bool:
+        """Whether the library calls a chat model itself with these parameters (then it cannot run
+        on the offline stand-in; :func:`check_offline`)."""
+        return False
+
+    def __init__(self, params: Any, env: AdapterEnv) -> None:
+        from memlab.external.determinism import seeded_ids
+
+        self.params = params
+        self.env = env
+        self.name = env.name
+        self.namespace = ""
+        self.sources: dict[str, list[str]] = {}
+        """Stored item id → the turns it came from (unioned over its updates)."""
+        self.texts: dict[str, str] = {}
+        """Stored item id → its current text (the previous text of an UPDATE)."""
+        self.ledger: Any = None
+        self._ids = seeded_ids("")
+        self._window: deque[TurnEvent] = deque(maxlen=params.window)
+        self._pending: list[TurnEvent] = []
+        self._now: datetime | None = None
+
+    # -- hooks ------------------------------------------------------------------------------------------
+    def reset(self, namespace: str) -> None:
+        """Start a unit: an empty memory for ``namespace`` (a fresh attempt starts from nothing)."""
+        raise NotImplementedError
+
+    def write(self, messages: list[Message]) -> list[MemoryEvent]:
+        """Hand the library these messages; return the memory operations it reports (use :meth:`op`)."""
+        raise NotImplementedError
+
+    def search(self, query: str, now: datetime) -> list[Hit]:
+        """The library's memories for ``query`` (at most ``params.k``)."""
+        raise NotImplementedError
+
+    def library_description(self) -> dict[str, Any]:
+        """Adapter-specific facts for the manifest (library settings, features off)."""
+        return {}
+
+    def close_library(self) -> None:
+        """Release the library's resources."""
+
+    # -- helpers for adapters ----------------------------------------------------------------------------
+    def op(self, op: Op | str, item_id: str | None, text: str, source_turn_ids: list[str], *, reason: str = "",
+           kind: str | None = None) -> MemoryEvent:
+        """A memory operation with provenance: an UPDATE keeps the turns the item came from before;
+        its previous text is the one the adapter saw last."""
+        op = Op(op)
+        sources = list(dict.fromkeys([*(self.sources.get(item_id, []) if item_id and op is not Op.ADD else []),
+                                      *source_turn_ids]))
+        previous = self.texts.get(item_id) if item_id and op in (Op.UPDATE, Op.DELETE) else None
+        if item_id:
+            if op is Op.DELETE:
+                self.texts.pop(item_id, None)
+            elif op in (Op.ADD, Op.UPDATE):
+                self.sources[item_id] = sources
+                self.texts[item_id] = text
+        return MemoryEvent(op=op, item_id=item_id, namespace=self.namespace, kind=kind or self.memory_kind, text=text,
+                           previous_text=previous, source_turn_ids=sources, reason=reason, store=self.type_name)
+
+    def call(self, what: str, fn: Callable[..., Any], *args: Any, purpose: str | None = None,
+             now: datetime | None = None, **kwargs: Any) -> Any:
+        """Call into the library: model calls it makes are recorded with ``purpose`` in the current
+        scope, ids it draws are seeded by the unit, its clock reads ``now``. Whatever it raises
+        fails the unit, naming the endpoint's failure when one caused it; an endpoint that is down
+        stops the run."""
+        from memlab.external.determinism import library_clock
+        from memlab.llm.types import EndpointDown
+
+        ledger = self.ledger
+        bound = ledger.bound(purpose or self.model_purpose) if ledger is not None else _Null()
+        try:
+            with bound, self._ids.active(), library_clock(now or self._now):
+                return fn(*args, **kwargs)
+        except Exception as exc:
+            from memlab.llm.endpoints import tripped
+
+            fault = ledger.fault if ledger is not None else None
+            down = fault if isinstance(fault, EndpointDown) else tripped()
+            if down is not None:  # the endpoint is down: stop the run, as memlab's own roles do
+                raise down from exc
+            detail = f"; memlab's endpoint answered it with: {type(fault).__name__}: {fault}" if fault is not None else ""
+            raise ExternalSystemError(f"{self.type_name}: {what} raised {type(exc).__name__}: {exc}{detail}") from exc
+
+    # -- the Strategy protocol ------------------------------------------------------------------------------
+    def describe(self) -> dict[str, Any]:
+        out = {"name": self.name, "type": self.type_name, "params": self.params.model_dump(mode="json"),
+               "library": library_info(type(self)), **self.library_description()}
+        if self.ledger is not None:
+            out["endpoint"] = self.ledger.describe()
+        return out
+
+    def begin_unit(self, namespace: str) -> None:
+        from memlab.external.determinism import seeded_ids
+
+        self.namespace = namespace
+        self.sources.clear()
+        self.texts.clear()
+        # ids hash the logical namespace (like memlab's own IdFactory): the same unit played again
+        # — a rerun, a resume, a replay — draws the same ids and sends the same prompts
+        self._ids = seeded_ids(f"{self.env.seed}/{self.name}/{namespace}")
+        self._window.clear()
+        self._pending = []
+        self.reset(namespace)
+
+    def begin_conversation(self, conversation_id: str) -> StepOutput:
+        self._window.clear()
+        self._pending = []
+        return StepOutput()
+
+    def observe(self, event: TurnEvent) -> StepOutput:
+        self._now = event.timestamp
+        if self.params.window:
+            self._window.append(event)
+        if event.turn.role in self.params.roles and event.turn.text:
+            self._pending.append(event)
+        if self.params.write_every == "turn" or event.ends_invocation:
+            return StepOutput(ops=self._flush())
+        return StepOutput()
+
+    def end_conversation(self) -> StepOutput:
+        return StepOutput(ops=self._flush())
+
+    def _flush(self) -> list[MemoryEvent]:
+        events, self._pending = self._pending, []
+        if not events:
+            return []
+        messages = [Message(e.turn.role, e.turn.text, e.turn.id, e.speaker, e.timestamp) for e in events]
+        return list(self.write(messages))
+
+    def context(self, question: str, now: datetime) -> MemoryContext:
+        t0 = time.perf_counter()
+        hits = self.call("search", self.search, question, now, purpose="retrieve", now=now)
+        elapsed = time.perf_counter() - t0
+        lines = [ContextLine(text=h.text, kind=self.memory_kind, score=h.score, item_id=h.item_id,
+                             source_turn_ids=list(h.source_turn_ids if h.source_turn_ids is not None
+                                                  else self.sources.get(h.item_id or "", [])))
+                 for h in hits[: self.params.k]]
+        sections = [ContextSection(f"Long-term memory ({self.type_name})", lines)]
+        if self.params.window:
+            sections.append(ContextSection("Recent messages", [ContextLine(text=e.line, source_turn_ids=[e.turn.id], kind="message")
+                                                               for e in self._window]))
+        # the library embeds the question inside its search: latency includes it (docs/external.md)
+        return MemoryContext(sections=sections, retrieval_latency_s=elapsed, retrieval_total_s=elapsed)
+
+    def answer(self, question: str, now: datetime, evidence: list[str] | None = None) -> Answer:
+        from memlab.strategies.composed import answer_from_context
+
+        return answer_from_context(self.env.roles, self.context(question, now), question, now)
+
+    def close(self) -> None:
+        try:
+            self.close_library()
+        finally:
+            if self.ledger is not None:
+                self.ledger.close()
+                self.ledger = None
+
+
+class _Null:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
