@@ -32,20 +32,21 @@ def _dataset(tmp_path: Path, *, text_extra: str = "", shared: bool = False, prob
     convs = []
     for i in range(n):
         name = f"p{i}"
+        t = (lambda k: f"c{i}-t{k}") if shared else (lambda k: f"t{k}")  # turn ids are unique per user
         conv = {
             "id": name, "namespace": "shared" if shared else name,
             "sessions": [{"id": "s1", "timestamp": f"2024-01-0{i + 1}T10:00:00", "turns": [
-                {"id": "t1", "role": "user", "text": f"My locker code is {4000 + i}.{text_extra}"},
-                {"id": "t2", "role": "assistant", "text": "Noted."},
-                {"id": "t3", "role": "user", "text": f"I keep a bike called Rocket{i} in the shed."},
+                {"id": t(1), "role": "user", "text": f"My locker code is {4000 + i}.{text_extra}"},
+                {"id": t(2), "role": "assistant", "text": "Noted."},
+                {"id": t(3), "role": "user", "text": f"I keep a bike called Rocket{i} in the shed."},
             ]}],
-            "probes": [{"id": f"{name}-q", "after_turn": "t3", "question": "What is my locker code?", "category": "single_hop",
-                        "gold": str(4000 + i), "evidence": ["t1"]}] if probes else [],
+            "probes": [{"id": f"{name}-q", "after_turn": t(3), "question": "What is my locker code?", "category": "single_hop",
+                        "gold": str(4000 + i), "evidence": [t(1)]}] if probes else [],
         }
         convs.append(conv)
-    if shared and probes:  # the second conversation asks about what the first one said
-        convs[1]["probes"].append({"id": "p1-cross", "after_turn": "t3", "question": "What is the name of the bike?",
-                                   "category": "multi_session", "gold": "Rocket0", "evidence": []})
+    if shared and probes:  # the second conversation asks about what the first one said (its evidence: thread 1)
+        convs[1]["probes"].append({"id": "p1-cross", "after_turn": "c1-t3", "question": "What is the name of the bike?",
+                                   "category": "multi_session", "gold": "Rocket0", "evidence": ["c0-t3"]})
     path = tmp_path / "tiny.json"  # JSON, raw characters: PyYAML's dumper folds a raw U+0085 into a space
     path.write_text(json.dumps({"name": "tiny", "conversations": convs}, ensure_ascii=False), encoding="utf-8")
     return path
