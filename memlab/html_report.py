@@ -160,7 +160,7 @@ class _Run:
     def footer(self) -> str:
         prov = self.res.provenance()
         return (f"run {prov['run_id']} · model: {prov['model']} · code {prov['code_version']} · {prov['datasets']} · "
-                f"{self.res.bootstrap.caption()}")
+                f"{self.res.intervals.caption()}")
 
 
 def _load(run_dirs: list[str | Path]) -> list[_Run]:
@@ -293,7 +293,7 @@ def _metrics(runs: list[_Run]) -> Section:
                 ceilings.append("" if v is None or v >= 0.995 else f"≤{v:.2f}")
             if any(ceilings):
                 rows.append([f"ceiling{' @ ' + r.tag if r.multi else ''}", *ceilings, "", "", "", "", ""])
-    s.blocks.append(Table(header, rows, f"mean [95% CI]: {runs[0].res.bootstrap.caption()}; ↑ higher is better, ↓ lower; "
+    s.blocks.append(Table(header, rows, f"mean [95% CI]: {runs[0].res.intervals.caption()}; ↑ higher is better, ↓ lower; "
                                         "ceiling: the share of probes that can be scored a hit at all (see docs/metrics.md)"))
     return s
 
@@ -624,7 +624,7 @@ def _manifest_facts(runs: list[_Run]) -> Section:
             pairs.append((f"dataset {d.get('name')}", str(d.get("hash"))))
         ex = m.get("executor") or {}
         pairs.append(("executor", ", ".join(f"{k}={v}" for k, v in ex.items()) or "?"))
-        pairs.append(("seed · bootstrap", f"{m.get('seed')} · {cfg.get('bootstrap', '?')} resamples"))
+        pairs.append(("seed · intervals", f"{m.get('seed')} · {r.res.intervals.caption()}"))
         pairs.append(("python", str((m.get("environment") or {}).get("python", "?"))))
         if r.multi:
             s.blocks.append(Heading(r.tag))

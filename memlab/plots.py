@@ -153,7 +153,7 @@ def plot_recall_vs_tokens(res: Any, path: Path) -> Path:
                           columns=["strategy", "recall", "ci_low", "ci_high", "tokens"]).set_index("strategy")
     prov = res.provenance()
     footer = (f"run {prov['run_id']} (components in manifest.json) · model: {prov['model']} · "
-              f"code {prov['code_version']} · {prov['datasets']} · {res.bootstrap.caption()}")
+              f"code {prov['code_version']} · {prov['datasets']} · {res.intervals.caption()}")
     return save_png(recall_vs_tokens_figure(points, f"Recall vs context tokens — {res.manifest.get('name')}", footer), path)
 
 

@@ -16,7 +16,7 @@ from memlab.lifecycle import LIFECYCLE_COLUMNS, lifecycle_table
 from memlab.metrics import METRICS
 from memlab.plots import plot_category_recall, plot_recall_vs_length, plot_recall_vs_tokens  # noqa: F401 (plot_recall_vs_length: re-exported for the length sweep)
 from memlab.results import RunResults, load_run
-from memlab.stats import cluster_bootstrap
+from memlab.stats import cluster_interval
 
 HEADLINE = {
     "evidence_recall": "str.recall",
@@ -97,7 +97,7 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
     prov = res.provenance()
     title = f"memlab · {res.manifest.get('name')} · {prov['run_id']}"
     caption = (f"model: {prov['model']} · code {prov['code_version']} · {prov['datasets']} · mean "
-               f"[{res.bootstrap.caption()}]; ↑ higher is better, ↓ lower\n{RECALL_KEY}")
+               f"[{res.intervals.caption()}]; ↑ higher is better, ↓ lower\n{RECALL_KEY}")
     table = Table(title=title, caption=caption, show_lines=False)
     table.add_column("strategy", style="bold")
     columns = headline_columns(res)
@@ -150,7 +150,7 @@ def category_table(res: RunResults, metric: str = "evidence_recall") -> pd.DataF
     mt = res.metrics_table()
     sub = mt[mt["metric"] == metric]
     out = sub.pivot_table(index="strategy", columns="category", values="mean").reindex(res.strategies)
-    out.attrs["caption"] = f"{metric} by category; intervals in metrics.csv ({res.bootstrap.caption()})"
+    out.attrs["caption"] = f"{metric} by category; intervals in metrics.csv ({res.intervals.caption()})"
     return out
 
 
@@ -168,7 +168,7 @@ def length_table(res: RunResults) -> pd.DataFrame:
     rows = []
     for (ds, strategy), g in probes.groupby(["dataset", "strategy"]):
         rec = g["evidence_recall"].to_numpy(dtype=float)
-        mean, lo, hi = cluster_bootstrap(rec, list(g["conversation_id"]), res.bootstrap)
+        mean, lo, hi = cluster_interval(rec, [res.cluster_of(ds, c) for c in g["conversation_id"]], res.intervals)
         c = cost[(cost["dataset"] == ds) & (cost["strategy"] == strategy)] if not cost.empty else cost
         n_conv = g["conversation_id"].nunique()
         rows.append({
@@ -177,7 +177,7 @@ def length_table(res: RunResults) -> pd.DataFrame:
             "answer_correct": float(g["answer_correct"].mean()),
             "context_tokens_per_probe": float(g["context_tokens"].mean()),
             "model_tokens_per_conv": float((c["prompt_tokens"] + c["completion_tokens"]).sum() / max(n_conv, 1)) if not c.empty else 0.0,
-            "probes": len(g), "components": components.get(strategy), "ci_method": res.bootstrap.caption(),
+            "probes": len(g), "components": components.get(strategy), "ci_method": res.intervals.caption(),
         })
     out = pd.DataFrame(rows).sort_values(["strategy", "history_tokens_per_conv"]).reset_index(drop=True)
     for k, v in res.provenance().items():
@@ -226,7 +226,7 @@ def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = Fals
     res.metrics_table().to_csv(out["metrics"], index=False)
     for frame, key in ((summary.copy(), "summary"), (category_table(res), "category_recall")):
         frame["components"] = frame.index.map(res.components())
-        frame["ci_method"] = res.bootstrap.caption()
+        frame["ci_method"] = res.intervals.caption()
         for k, v in res.provenance().items():
             frame[k] = v
         frame.to_csv(out[key])
