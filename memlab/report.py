@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from memlab.lifecycle import LIFECYCLE_COLUMNS, lifecycle_table
-from memlab.metrics import METRICS
+from memlab.metrics import METRICS, answer_columns
 from memlab.plots import plot_category_recall, plot_recall_vs_length, plot_recall_vs_tokens  # noqa: F401 (plot_recall_vs_length: re-exported for the length sweep)
 from memlab.results import RunResults, load_run
 from memlab.stats import cluster_interval
@@ -85,6 +85,21 @@ def headline_columns(res: RunResults) -> list[tuple[str, str, bool | None]]:
     return out
 
 
+OFFLINE_MARK = "†"
+"""Marks an answer metric's column when the offline stand-in answered (the caption says why)."""
+
+
+def split_columns(res: RunResults) -> tuple[list[tuple[str, str, bool | None]], list[tuple[str, str, bool | None]]]:
+    """:func:`headline_columns` split into the memory's columns (what the context held) and the
+    answer's (what the answering model made of it), which tables show apart; with the offline
+    answerer the answer columns' labels carry :data:`OFFLINE_MARK`."""
+    answers = answer_columns()
+    memory = [c for c in headline_columns(res) if c[0] not in answers]
+    mark = OFFLINE_MARK if res.offline_answers else ""
+    answer = [(col, f"{label}{mark}", hib) for col, label, hib in headline_columns(res) if col in answers]
+    return memory, answer
+
+
 def _arrow(hib: bool | None) -> str:
     return {True: " ↑", False: " ↓"}.get(hib, "")
 
@@ -98,24 +113,31 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
     title = f"memlab · {res.manifest.get('name')} · {prov['run_id']}"
     caption = (f"model: {prov['model']} · code {prov['code_version']} · {prov['datasets']} · mean "
                f"[{res.intervals.caption()}]; ↑ higher is better, ↓ lower\n{RECALL_KEY}")
+    memory, answers = split_columns(res)
+    if answers and res.offline_answers:
+        caption += f"\n{OFFLINE_MARK} {res.answer_warning}"
     table = Table(title=title, caption=caption, show_lines=False)
     table.add_column("strategy", style="bold")
-    columns = headline_columns(res)
-    for _, label, hib in columns:
+    for _, label, hib in memory:
         table.add_column(f"{label}{_arrow(hib)}", justify="right")
     table.add_column("ctx tok/probe ↓", justify="right")
     table.add_column("model tok/conv ↓", justify="right")
     table.add_column("calls/conv", justify="right")
     table.add_column("search ms", justify="right")
+    for i, (_, label, hib) in enumerate(answers):  # the answer's metrics, apart: after the memory and its costs
+        style = "yellow" if res.offline_answers else None
+        table.add_column(f"{'│ ' if i == 0 else ''}{label}{_arrow(hib)}", justify="right", style=style)
     for strategy, row in summary.iterrows():
-        cells = [_fmt(row.get(col), row.get(f"{col}_ci") if col in WITH_CI else None) for col, _, _ in columns]
+        cells = [_fmt(row.get(col), row.get(f"{col}_ci") if col in WITH_CI else None) for col, _, _ in memory]
         tok = (row.get("prompt_tokens_per_conv") or 0) + (row.get("completion_tokens_per_conv") or 0)
         cells += [f"{row.get('context_tokens', float('nan')):.0f}", f"{tok:,.0f}", f"{row.get('calls_per_conv', 0):.0f}",
                   _fmt_ms(row.get("retrieval_latency_s"))]
+        cells += [_fmt(row.get(col), row.get(f"{col}_ci") if col in WITH_CI else None) for col, _, _ in answers]
         table.add_row(str(strategy), *cells)
     if not summary.empty:
-        ceiling = [_ceiling_cell(summary, col) for col, _, _ in columns]
-        table.add_row("[dim]ceiling[/dim]", *ceiling, "", "", "", "", end_section=True)
+        ceiling = [_ceiling_cell(summary, col) for col, _, _ in memory]
+        table.add_row("[dim]ceiling[/dim]", *ceiling, "", "", "", "", *[_ceiling_cell(summary, c) for c, _, _ in answers],
+                      end_section=True)
     console.print(table)
     failed = (res.manifest.get("units") or {}).get("failed") or []
     if failed:
@@ -227,6 +249,8 @@ def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = Fals
     for frame, key in ((summary.copy(), "summary"), (category_table(res), "category_recall")):
         frame["components"] = frame.index.map(res.components())
         frame["ci_method"] = res.intervals.caption()
+        frame["answers_by"] = "offline stand-in (answer metrics measure it, not the memory)" if res.offline_answers \
+            else "a real model"
         for k, v in res.provenance().items():
             frame[k] = v
         frame.to_csv(out[key])

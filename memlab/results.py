@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.metrics import METRICS, check_metric_names, score_probe
+from memlab.metrics import METRICS, OFFLINE_ANSWER_WARNING, answer_columns, check_metric_names, score_probe
 from memlab.records import check_format, read_manifest, upgrade_v1
 from memlab.recorder import read_jsonl
 from memlab.stats import Intervals, cluster_interval, paired_compare
@@ -169,6 +169,11 @@ class RunResults:
         that extractive answerer, not the memory, and are marked as such (:data:`OFFLINE_ANSWER_WARNING`)."""
         return answers_offline(self.manifest)
 
+    @property
+    def answer_warning(self) -> str:
+        """The one-line warning to show beside answer metrics ('' when a real model answered)."""
+        return f"⚠ {OFFLINE_ANSWER_WARNING}" if self.offline_answers else ""
+
     def provenance(self) -> dict[str, Any]:
         """The columns every exported results file carries: what produced these numbers."""
         ds = self.manifest.get("datasets", [])
@@ -312,6 +317,9 @@ class RunResults:
                                      "ceiling": np.nan, "higher_is_better": False, "aggregation": "mean", "ci_method": "",
                                      "description": COST_COLUMNS[col]})
         out = pd.DataFrame(rows, columns=columns)
+        answers = answer_columns()
+        out["scores_answer"] = out["metric"].isin(answers)
+        out["offline_answerer"] = out["scores_answer"] & self.offline_answers
         out["components"] = out["strategy"].map(self.components())
         for k, v in self.provenance().items():
             out[k] = v
@@ -353,6 +361,8 @@ class RunResults:
         order = [s for s in self.strategies if s in out.index] or list(out.index)
         out = out.reindex(order)
         out.attrs["caption"] = self.intervals.caption()
+        out.attrs["answer_columns"] = [c for c in headline if c in answer_columns()]
+        out.attrs["answer_warning"] = self.answer_warning
         return out
 
     def compare(self, a: str, b: str, metrics: list[str] | None = None, by_category: bool = True) -> pd.DataFrame:
