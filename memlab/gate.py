@@ -527,8 +527,9 @@ def _dataset_precheck(config: RunConfig, base: Baseline) -> list[str]:
 
 
 def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_dir: str | Path | None = None,
-          progress: bool = False) -> GateResult:
-    """Run ``config`` (or take the finished run ``run_dir``) and gate it against ``baseline``.
+          progress: bool = False, out_dir: str | Path | None = None) -> GateResult:
+    """Run ``config`` (into ``out_dir`` when given; or take the finished run ``run_dir``) and gate
+    it against ``baseline``.
 
     Tolerances come from the config's ``gate:`` block (with ``run_dir`` and no config: from the
     run's recorded config). Raises for a missing or unreadable baseline or config; returns a
@@ -548,7 +549,7 @@ def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_di
         problems = _dataset_precheck(cfg, base)
         if problems:
             return GateResult("error", str(baseline), None, problems=problems)
-        runner = Runner(cfg, progress=progress)
+        runner = Runner(cfg, run_dir=out_dir, progress=progress)
         try:
             run_dir = runner.run()
         except RunAborted as exc:
