@@ -365,6 +365,16 @@ class RunResults:
         out.attrs["answer_warning"] = self.answer_warning
         return out
 
+    def answer_summary(self) -> pd.DataFrame:
+        """The headline metrics that score the answer (answer accuracy, update answers, abstention),
+        apart from the memory's: one row per strategy, ``attrs['caption']`` the one-line warning when
+        the offline stand-in answered (its numbers measure that answerer, not the memory)."""
+        summary = self.summary()
+        cols = [c for col in summary.attrs.get("answer_columns", []) for c in (col, f"{col}_ci") if c in summary]
+        out = summary[cols].copy() if not summary.empty else pd.DataFrame()
+        out.attrs["caption"] = self.answer_warning or f"answers by {self.model_label}"
+        return out
+
     def compare(self, a: str, b: str, metrics: list[str] | None = None, by_category: bool = True) -> pd.DataFrame:
         """Paired comparison of strategies ``a`` and ``b`` over the probes both answered.
 
