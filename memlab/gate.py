@@ -282,7 +282,7 @@ def _judge(strategy: str, category: str, col: str, hib: bool, old: np.ndarray, n
     if tol.max_drop is not None and worse_by > tol.max_drop + 1e-12:
         shown = (r.ci_high < 0 if hib else r.ci_low > 0) if spec.paired_bootstrap else True
         if shown:
-            extra = f" and the paired {boot.level} CI excludes 0 (p = {_p(r.p_value)})" if spec.paired_bootstrap else ""
+            extra = f" and the paired {boot.level} CI excludes 0 (p {_p_is(r.p_value)})" if spec.paired_bootstrap else ""
             reasons.append(f"worse by {worse_by:.3f} > max_drop {tol.max_drop:g}{extra}")
         elif np.isnan(r.ci_low):
             not_shown = (f"worse by {worse_by:.3f} > max_drop {tol.max_drop:g}, but there is no interval: the "
@@ -299,6 +299,11 @@ def _judge(strategy: str, category: str, col: str, hib: bool, old: np.ndarray, n
 
 def _p(x: float) -> str:
     return "–" if x is None or np.isnan(x) else (f"{x:.2g}" if x >= 0.001 else "<0.001")
+
+
+def _p_is(x: float) -> str:
+    """``= 0.012`` or ``< 0.001``: a p-value inside a sentence."""
+    return "< 0.001" if x is not None and not np.isnan(x) and x < 0.001 else f"= {_p(x)}"
 
 
 def _correct(deltas: list[MetricDelta], spec: GateSpec, floors: dict[tuple[str, str, str], bool]) -> tuple[list[MetricDelta], str]:
@@ -320,10 +325,10 @@ def _correct(deltas: list[MetricDelta], spec: GateSpec, floors: dict[tuple[str, 
         floor_broken = floors.get((d.strategy, d.category, d.metric), False)
         if d.raw_regression and not floor_broken and p_adj > alpha + 1e-15:
             reason = (f"{d.reason}, but not after the Holm correction over {len(family)} gated comparisons "
-                      f"(adjusted p = {_p(p_adj)} > {alpha:g}): not shown for the check as a whole")
+                      f"(adjusted p {_p_is(p_adj)} > {alpha:g}): not shown for the check as a whole")
             out[i] = replace(d, regression=False, p_adjusted=p_adj, reason=reason)
         elif d.raw_regression and not floor_broken:
-            out[i] = replace(d, p_adjusted=p_adj, reason=f"{d.reason}; Holm-adjusted p = {_p(p_adj)} ≤ {alpha:g}")
+            out[i] = replace(d, p_adjusted=p_adj, reason=f"{d.reason}; Holm-adjusted p {_p_is(p_adj)} (≤ {alpha:g})")
         else:
             out[i] = replace(d, p_adjusted=p_adj)
     return out, f"(Holm over {len(family)} gated comparisons, family-wise {100 * spec.confidence:g}%)"

@@ -21,7 +21,7 @@
 # real or noise? Runs the baselines of `evals/default.yaml` next to the seed systems as presets
 # (`agent_chat`, `supervisor`, `son_of_andrew`, `agent_memory_pg` — what each knob is:
 # `evals/presets/README.md`), then compares them **paired over the same probes** with intervals
-# bootstrapped over conversations.
+# clustered by user (the conversations of one user share its memory).
 #
 # **Parameters:** the defaults are the small CI run (one conversation, three strategies). Everything:
 # `papermill notebooks/02_compare_strategies_and_presets.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -y 'strategies: [no_memory, full_context, recent_window, fact_rag, message_rag, agent_chat, supervisor, son_of_andrew]'`
