@@ -20,7 +20,7 @@ Every interval here is therefore, by default, a **cluster-robust t interval** (`
   are G − 1 for equal cluster sizes and fewer when sizes differ (a few large users dominate);
 * the interval is clipped to the range of the observed values and 0 (a share cannot leave [0, 1]).
 
-It covered 93.5–96% in the same simulations, for a mean and for a paired difference, with equal
+It covered 93–96% in the same simulations, for a mean and for a paired difference, with equal
 and unequal cluster sizes. The former percentile cluster bootstrap stays available
 (``Intervals(method="bootstrap")``, config ``intervals: bootstrap``) to reproduce older numbers.
 
