@@ -156,7 +156,7 @@ def print_comparison(frame: pd.DataFrame, title: str, console: Any = None) -> No
     console = _console(console)
     table = Table(title=title, caption=frame.attrs.get("caption", ""))
     for col, justify in (("A", "left"), ("B", "left"), ("category", "left"), ("metric", "left"), ("n", "right"),
-                         ("convs", "right"), ("A", "right"), ("B", "right"), ("A − B [CI]", "right"),
+                         ("users", "right"), ("A", "right"), ("B", "right"), ("A − B [CI]", "right"),
                          ("A+ B− / A− B+", "right"), ("verdict", "left")):
         table.add_column(col, justify=justify)
     for r in frame.itertuples(index=False):
