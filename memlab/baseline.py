@@ -47,6 +47,8 @@ class ProbeOutcome(_Strict):
     dataset: str
     conversation_id: str
     probe_id: str
+    namespace: str | None = Field(default=None, description="The user (memory namespace) the conversation was played "
+                                  "in: the cluster of the paired interval (older files: the conversation).")
     category: str
     question: str
     answer: str | None
@@ -120,6 +122,9 @@ class Baseline(_Strict):
     metrics: dict[str, MetricDefinition]
     scoring_hash: str = Field(description="Hash of memlab's scoring code (memlab/metrics.py, memlab/scoring/).")
     bootstrap: dict[str, float]
+    intervals: str | None = Field(default=None, description="How the intervals were made (memlab.stats method).")
+    offline_answers: bool | None = Field(default=None, description="The answers came from the offline stand-in "
+                                         "(answer metrics are then not gated by default).")
     strategies: dict[str, StrategyBaseline]
     probes: list[ProbeOutcome]
 
@@ -223,7 +228,7 @@ def probe_outcomes(res: Any) -> list[ProbeOutcome]:
             latency = float(rec.get("retrieval_total_s") or 0.0) + float(rec["answer_latency_s"])
         out.append(ProbeOutcome(
             strategy=str(rec["strategy"]), dataset=str(rec["dataset"]), conversation_id=str(rec["conversation_id"]),
-            probe_id=str(rec["probe_id"]), category=str(rec.get("category")), question=str(rec.get("question") or ""),
+            probe_id=str(rec["probe_id"]), namespace=res.cluster_of(rec["dataset"], rec["conversation_id"])[1], category=str(rec.get("category")), question=str(rec.get("question") or ""),
             answer=rec.get("answer"), error=rec.get("error"), context_excerpt=excerpt(rec.get("context"), rec.get("gold")),
             context_tokens=int(rec.get("context_tokens") or 0), latency_s=latency,
             scores={col: float(arr[i]) for col, arr in columns.items() if not np.isnan(arr[i])}))
@@ -269,7 +274,8 @@ def snapshot(res: Any) -> Baseline:
                   for d in m.get("datasets", [])],
         models=model_pins(m), judge=judge_pin(m), embedder=(m.get("embedder") or {}).get("model"),
         metrics=metric_definitions(), scoring_hash=scoring_hash(),
-        bootstrap={"n_boot": res.bootstrap.n_boot, "seed": res.bootstrap.seed},
+        bootstrap={"n_boot": res.intervals.n_boot, "seed": res.intervals.seed}, intervals=res.intervals.method,
+        offline_answers=res.offline_answers,
         strategies=strategies, probes=outcomes)
 
 

@@ -341,8 +341,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     if args.config is None and args.run is None:
         raise ValueError("memlab check: give a CONFIG to run, or --run RUN_DIR to gate an existing run")
+    if args.run and args.run_dir:
+        raise ValueError("memlab check: --run gates an existing run, --run-dir names the run it makes; give one")
     try:
-        result = check(args.config, args.baseline, run_dir=args.run, progress=not args.no_progress)
+        result = check(args.config, args.baseline, run_dir=args.run, progress=not args.no_progress,
+                       out_dir=args.run_dir)
     except Exception as exc:  # whatever stops the gate exits 2 ("could not compare"), never 1 ("regression")
         print(f"memlab check: could not compare: {redact_text(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
         return EXIT_CANNOT_COMPARE
@@ -351,6 +354,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
         Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
         Path(args.markdown).write_text(result.to_markdown(), encoding="utf-8")
         print(f"wrote {args.markdown}")
+    if args.html:  # the gated run's design report (CI uploads it beside the run folder)
+        if result.run_dir and (Path(result.run_dir) / "manifest.json").exists():
+            from memlab.html_report import report_html
+
+            print(f"wrote {report_html([result.run_dir], args.html)}")
+        else:
+            print(f"memlab check: no run to report on; {args.html} not written", file=sys.stderr)
     return result.exit_code
 
 
@@ -510,6 +520,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", required=True, help="baseline JSON written by `memlab baseline`")
     p.add_argument("--run", metavar="RUN_DIR", help="gate this finished run instead of running CONFIG")
     p.add_argument("--markdown", metavar="FILE", help="also write the diff as markdown (a pull-request comment)")
+    p.add_argument("--run-dir", metavar="DIR", help="write the run CONFIG makes to this folder (default: a new "
+                                                     "<output_dir>/<stamp>-<name>)")
+    p.add_argument("--html", metavar="FILE", help="also write the gated run's design report (HTML)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(fn=_cmd_check)
 

@@ -81,10 +81,20 @@ class GateSpec(BaseModel):
         default=False, description="Also gate each probe category, not only all probes together (more tests, "
         "so more chance that noise crosses a tolerance).")
     paired_bootstrap: bool = Field(
-        default=True, description="Call a drop a regression only when the paired bootstrap over the same probes "
-        "(clustered by conversation) shows it at the given confidence; False: any drop beyond max_drop counts.")
-    bootstrap: int = Field(default=1000, ge=100, description="Resamples of the paired bootstrap.")
-    confidence: float = Field(default=0.95, gt=0.5, lt=1.0, description="Confidence of the paired bootstrap interval.")
+        default=True, description="Call a drop a regression only when the paired interval over the same probes "
+        "(clustered by user, the run's `intervals:` method) shows it at the given confidence after the Holm "
+        "correction over the check's gated comparisons; False: any drop beyond max_drop counts.")
+    bootstrap: int = Field(default=1000, ge=100, description="Resamples, when the run's `intervals:` is `bootstrap`.")
+    confidence: float = Field(default=0.95, gt=0.5, lt=1.0, description="Confidence of the paired interval; "
+                              "1 − confidence is the family-wise error rate of the whole check.")
+    correction: Literal["holm", "none"] = Field(
+        default="holm", description="Multiple-testing correction over the check's gated comparisons: `holm` "
+        "(family-wise error ≤ 1 − confidence for the whole check) or `none` (each comparison on its own; "
+        "the raw verdicts).")
+    answer_metrics: Literal["auto", "gate", "show"] = Field(
+        default="auto", description="Metrics scored on the answer (answer_correct, update_correct, abstention...): "
+        "`auto` gates them only when the answering model is a real one (not the offline stand-in), `gate` always, "
+        "`show` never (shown, not gated).")
     strategies: list[str] | None = Field(
         default=None, description="Strategies to gate (None: every strategy of the baseline).")
     on_model_change: Literal["warn", "error"] = Field(
@@ -134,7 +144,11 @@ class RunConfig(BaseModel):
     limit_conversations: int | None = Field(default=None, ge=1, description="Use only the first N users per dataset "
                                             "(all threads of each; with one conversation per user, the first N conversations).")
     seed: int = 0
-    bootstrap: int = Field(default=1000, ge=0)
+    bootstrap: int = Field(default=1000, ge=0, description="Resamples, for `intervals: bootstrap` only.")
+    intervals: Literal["cluster_t", "bootstrap"] = Field(
+        default="cluster_t", description="How every interval is made (docs/metrics.md): `cluster_t`, a cluster-robust "
+        "t interval over users (covers ~95% at 4-32 users), or `bootstrap`, the former percentile cluster bootstrap "
+        "(under-covers below ~30 users; kept to reproduce older numbers).")
     metrics: list[str] | None = Field(
         default=None, description="Headline metrics to print and export (names from `memlab components`); None: all.")
     embedding_cache: str | None = Field(default=".memlab/embeddings.npz", description="Persistent embedding cache (None: in memory).")

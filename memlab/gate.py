@@ -5,10 +5,20 @@
 
 * **floor** — the new value is worse than the configured absolute bound: a regression;
 * **max_drop** — the new value is worse than the baseline's by more than ``max_drop`` *and*, by
-  default, the paired bootstrap over the same probes (clustered by conversation,
-  :func:`memlab.stats.paired_compare`) puts the whole interval of new − old on the worse side of
-  zero: a regression. Without the bootstrap a handful of flipped probes in a small eval would
-  fail CI on noise.
+  default, the paired test over the same probes (clustered by user, the run's interval method,
+  :func:`memlab.stats.paired_compare`) shows it after the **Holm** correction over all of the
+  check's gated comparisons: a regression. Without the test a handful of flipped probes in a
+  small eval would fail CI on noise; without the correction a check of 36 comparisons, each at
+  95%, would fail on noise far more often than 5% of the time.
+
+Both verdicts are reported: the *raw* one (this comparison's interval excludes 0 on the worse
+side) and the *adjusted* one (its Holm-adjusted p-value is at most 1 − confidence), which is the
+one that fails the check. Holm's step-down keeps the family-wise error — the chance that a check
+in which nothing got worse reports any regression — at most 1 − confidence (docs/gate.md).
+
+Metrics that score the answer (``scores_answer``) are shown but not gated when the answers came
+from the offline stand-in (``gate.answer_metrics: auto``): they measure that extractive answerer,
+not the memory.
 
 Direction is the metric's declaration (``higher_is_better``). Before anything is compared, the
 two sides must have been measured with the same yardstick: another dataset hash, judge prompt
@@ -31,7 +41,7 @@ import numpy as np
 
 from memlab.baseline import Baseline, ProbeOutcome, load_baseline, snapshot
 from memlab.config import GateSpec, RunConfig, load_config, validate_config
-from memlab.stats import Bootstrap, paired_compare
+from memlab.stats import Intervals, holm_adjusted, paired_compare
 
 EXIT_OK, EXIT_REGRESSION, EXIT_CANNOT_COMPARE = 0, 1, 2
 Status = Literal["pass", "regression", "error"]
@@ -76,10 +86,20 @@ class MetricDelta:
     n: int
     conversations: int
     gated: bool
-    """False for a per-category row when only 'all' is gated: shown, never a regression."""
+    """False for a per-category row when only 'all' is gated, or an answer metric with the offline
+    answerer: shown, never a regression."""
     regression: bool
+    """The check's verdict: after the multiple-testing correction (``gate.correction``)."""
     reason: str
-    """Why it is (or, for a drop the bootstrap did not show, is not) a regression; empty otherwise."""
+    """Why it is (or, for a drop the test did not show, is not) a regression; empty otherwise."""
+    raw_regression: bool = False
+    """The uncorrected verdict: a floor broken, or worse beyond max_drop with this comparison's own
+    interval excluding 0."""
+    p_value: float = float("nan")
+    """Two-sided p-value of "no change" (paired, clustered by user)."""
+    p_adjusted: float = float("nan")
+    """Holm-adjusted over the check's gated comparisons (NaN when not gated or no test)."""
+    not_gated_because: str = ""
 
 
 @dataclass(frozen=True)
@@ -118,6 +138,9 @@ class GateResult:
     context_token_deltas: list[tuple[ProbeOutcome, ProbeOutcome]] = field(default_factory=list)
     """(old, new) for the probes whose context tokens changed, largest change first."""
     caption: str = ""
+    correction_label: str = ""
+    """How the verdicts were corrected for the number of comparisons, e.g. "(Holm over 36 gated
+    comparisons, family-wise 95%)"."""
 
     @property
     def exit_code(self) -> int:
@@ -142,8 +165,10 @@ class GateResult:
                 lines.append(f"  not a regression: {d.strategy} · {d.category} · {d.metric}: {_f(d.old)} → {_f(d.new)}: {d.reason}")
         if self.deltas:
             worse = sum(1 for f in self.flips if f.worse)
+            raw = sum(1 for d in self.deltas if d.raw_regression)
             lines.append(f"  {len([d for d in self.deltas if d.gated])} gated comparisons, {len(self.regressions)} "
-                         f"regression(s); {len(self.flips)} probe(s) flipped ({worse} for the worse)")
+                         f"regression(s) {self.correction_label} ({raw} uncorrected); {len(self.flips)} probe(s) flipped "
+                         f"({worse} for the worse)")
         if self.caption:
             lines.append(f"  {self.caption}")
         return "\n".join(lines)
@@ -239,13 +264,17 @@ def compatibility(base: Baseline, new: Baseline, spec: GateSpec, columns: list[s
 
 # -- comparison --------------------------------------------------------------------------------------
 def _judge(strategy: str, category: str, col: str, hib: bool, old: np.ndarray, new: np.ndarray,
-           clusters: list[tuple[str, str]], tol: Any, gated: bool, spec: GateSpec, seed: int) -> MetricDelta | None:
-    """One row: paired new − old over the probes both scored, and whether it breaks ``tol``
-    (None when no probe has the column on both sides)."""
-    boot = Bootstrap(n_boot=spec.bootstrap if spec.paired_bootstrap else 0, seed=seed, alpha=1 - spec.confidence)
+           clusters: list[tuple[str, str]], tol: Any, gated: bool, spec: GateSpec, seed: int, method: str = "cluster_t",
+           not_gated_because: str = "") -> MetricDelta | None:
+    """One row: paired new − old over the probes both scored, and whether it breaks ``tol`` on its own
+    (the raw verdict; :func:`_correct` makes the check's verdict). None when no probe has the column
+    on both sides."""
+    boot = Intervals(n_boot=spec.bootstrap if spec.paired_bootstrap else 0, seed=seed, alpha=1 - spec.confidence,
+                     method=method if spec.paired_bootstrap else "bootstrap")
     r = paired_compare(new, old, clusters, hib, boot)
     if r.n == 0:
         return None
+    gated = gated and not not_gated_because
     worse_by = -r.diff if hib else r.diff
     reasons, not_shown = [], ""
     if tol.floor is not None and (r.mean_a < tol.floor if hib else r.mean_a > tol.floor):
@@ -253,22 +282,65 @@ def _judge(strategy: str, category: str, col: str, hib: bool, old: np.ndarray, n
     if tol.max_drop is not None and worse_by > tol.max_drop + 1e-12:
         shown = (r.ci_high < 0 if hib else r.ci_low > 0) if spec.paired_bootstrap else True
         if shown:
-            extra = f" and the paired {boot.level} CI excludes 0" if spec.paired_bootstrap else ""
+            extra = f" and the paired {boot.level} CI excludes 0 (p {_p_is(r.p_value)})" if spec.paired_bootstrap else ""
             reasons.append(f"worse by {worse_by:.3f} > max_drop {tol.max_drop:g}{extra}")
         elif np.isnan(r.ci_low):
             not_shown = (f"worse by {worse_by:.3f} > max_drop {tol.max_drop:g}, but there is no interval: the "
-                         "probes come from fewer than two conversations")
+                         "probes come from fewer than two users")
         else:
             not_shown = (f"worse by {worse_by:.3f} > max_drop {tol.max_drop:g}, but the paired {boot.level} CI "
                          f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] includes 0 (noise at this size)")
+    raw = bool(reasons) and gated
     return MetricDelta(strategy, category, col, hib, r.mean_b, r.mean_a, r.diff, r.ci_low, r.ci_high, r.n,
-                       r.conversations, gated, bool(reasons) and gated,
-                       ("; ".join(reasons) or not_shown) if gated else "")
+                       r.conversations, gated, raw, ("; ".join(reasons) or not_shown) if gated else "",
+                       raw_regression=raw, p_value=r.p_value if spec.paired_bootstrap else float("nan"),
+                       not_gated_because=not_gated_because)
+
+
+def _p(x: float) -> str:
+    return "–" if x is None or np.isnan(x) else (f"{x:.2g}" if x >= 0.001 else "<0.001")
+
+
+def _p_is(x: float) -> str:
+    """``= 0.012`` or ``< 0.001``: a p-value inside a sentence."""
+    return "< 0.001" if x is not None and not np.isnan(x) and x < 0.001 else f"= {_p(x)}"
+
+
+def _correct(deltas: list[MetricDelta], spec: GateSpec, floors: dict[tuple[str, str, str], bool]) -> tuple[list[MetricDelta], str]:
+    """The check's verdicts: Holm's step-down over every gated comparison's p-value, so the chance
+    that a check where nothing got worse fails is at most 1 − confidence. A broken floor is not a
+    test and stays a regression. Returns the rows and a label saying what was done."""
+    from dataclasses import replace
+
+    alpha = 1 - spec.confidence
+    family = [i for i, d in enumerate(deltas) if d.gated and not np.isnan(d.p_value)]
+    if not spec.paired_bootstrap or spec.correction == "none" or not family:
+        label = ("(no paired test: gate.paired_bootstrap is false)" if not spec.paired_bootstrap
+                 else f"(uncorrected: each comparison at {100 * spec.confidence:g}%)")
+        return deltas, label
+    adjusted = holm_adjusted([deltas[i].p_value for i in family])
+    out = list(deltas)
+    for i, p_adj in zip(family, adjusted):
+        d = out[i]
+        floor_broken = floors.get((d.strategy, d.category, d.metric), False)
+        if d.raw_regression and not floor_broken and p_adj > alpha + 1e-15:
+            reason = (f"{d.reason}, but not after the Holm correction over {len(family)} gated comparisons "
+                      f"(adjusted p {_p_is(p_adj)} > {alpha:g}): not shown for the check as a whole")
+            out[i] = replace(d, regression=False, p_adjusted=p_adj, reason=reason)
+        elif d.raw_regression and not floor_broken:
+            out[i] = replace(d, p_adjusted=p_adj, reason=f"{d.reason}; Holm-adjusted p {_p_is(p_adj)} (≤ {alpha:g})")
+        else:
+            out[i] = replace(d, p_adjusted=p_adj)
+    return out, f"(Holm over {len(family)} gated comparisons, family-wise {100 * spec.confidence:g}%)"
 
 
 def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], *, baseline_path: str = "",
-            run_dir: str | None = None, seed: int = 0) -> GateResult:
-    """Compare a run's snapshot with a baseline under ``spec``'s tolerances."""
+            run_dir: str | None = None, seed: int = 0, method: str | None = None) -> GateResult:
+    """Compare a run's snapshot with a baseline under ``spec``'s tolerances (paired intervals by
+    ``method``, default the run's own, else ``cluster_t``)."""
+    from memlab.metrics import OFFLINE_ANSWER_WARNING, answer_columns
+
+    method = method or new.intervals or "cluster_t"
     tolerances = gated_columns(spec, headline)
     directions = directed_columns()
     problems, warnings, notes = compatibility(base, new, spec, list(tolerances))
@@ -278,6 +350,14 @@ def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], 
                         "nothing to compare; write it from a run that answered probes")
     if problems:
         return result
+    offline = bool(new.offline_answers) or bool(base.offline_answers)
+    skip_answers = spec.answer_metrics == "show" or (spec.answer_metrics == "auto" and offline)
+    answer_cols = answer_columns() & set(tolerances) if skip_answers else set()
+    why = ("offline answerer, gate.answer_metrics: auto" if spec.answer_metrics == "auto" else "gate.answer_metrics: show")
+    if answer_cols:
+        result.notes.append(f"answer metrics shown, not gated ({why}): {', '.join(sorted(answer_cols))}"
+                            + (f" — {OFFLINE_ANSWER_WARNING}" if offline else ""))
+    floors: dict[tuple[str, str, str], bool] = {}
     old_by_key = {p.key: p for p in base.probes}
     new_by_key = {p.key: p for p in new.probes}
     for strategy in spec.strategies or list(base.strategies):
@@ -291,7 +371,7 @@ def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], 
                                    f"this run (first: {missing[0][1]}/{missing[0][2]}/{missing[0][3]})")
             continue
         pairs = [(old_by_key[k], new_by_key[k]) for k in keys]
-        clusters = [(o.dataset, o.conversation_id) for o, _ in pairs]
+        clusters = [(o.dataset, o.namespace or n.namespace or o.conversation_id) for o, n in pairs]
         categories = ["all"] + sorted({o.category for o, _ in pairs})
         for category in categories:
             mask = [category == "all" or o.category == category for o, _ in pairs]
@@ -301,9 +381,13 @@ def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], 
                 old = np.array([o.scores.get(col, np.nan) for o, _ in sub], dtype=float)
                 now = np.array([n.scores.get(col, np.nan) for _, n in sub], dtype=float)
                 row = _judge(strategy, category, col, directions[col], old, now, cl, tol,
-                             category == "all" or spec.by_category, spec, seed)
+                             category == "all" or spec.by_category, spec, seed, method,
+                             why if col in answer_cols else "")
                 if row is not None:
                     result.deltas.append(row)
+                    hib = directions[col]
+                    floors[(strategy, category, col)] = tol.floor is not None and row.gated and (
+                        row.new < tol.floor if hib else row.new > tol.floor)
         if not any(d.strategy == strategy and d.gated for d in result.deltas):
             result.problems.append(f"{strategy}: no gated metric has a value on both sides for any of its {len(pairs)} "
                                    "probes (every score missing): nothing to compare")
@@ -315,9 +399,11 @@ def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], 
                                       (oc.model_tokens_per_conv, nc.model_tokens_per_conv),
                                       (oc.p95_latency_s, nc.p95_latency_s)))
     result.context_token_deltas.sort(key=lambda p: -abs(p[1].context_tokens - p[0].context_tokens))
-    boot = Bootstrap(n_boot=spec.bootstrap, seed=seed, alpha=1 - spec.confidence)
-    result.caption = (f"Δ = this run − baseline over the same probes; {boot.caption()} (paired)" if spec.paired_bootstrap
-                      else "Δ = this run − baseline over the same probes; no bootstrap (gate.paired_bootstrap: false)")
+    result.deltas, result.correction_label = _correct(result.deltas, spec, floors)
+    boot = Intervals(n_boot=spec.bootstrap, seed=seed, alpha=1 - spec.confidence, method=method)
+    result.caption = (f"Δ = this run − baseline over the same probes; {boot.caption()} (paired); regressions "
+                      f"{result.correction_label}" if spec.paired_bootstrap
+                      else "Δ = this run − baseline over the same probes; no paired test (gate.paired_bootstrap: false)")
     if not result.problems:
         result.status = "regression" if result.regressions else "pass"
     return result
@@ -373,12 +459,17 @@ def _delta(old: float | None, new: float | None, digits: int = 0) -> str:
 
 
 def _metric_table(deltas: list[MetricDelta]) -> list[str]:
-    rows = ["| strategy | category | metric | baseline | this run | Δ | CI of Δ | n | verdict |",
-            "| --- | --- | --- | --: | --: | --: | --- | --: | --- |"]
+    rows = ["| strategy | category | metric | baseline | this run | Δ | CI of Δ | n | p (adj.) | raw verdict | verdict |",
+            "| --- | --- | --- | --: | --: | --: | --- | --: | --: | --- | --- |"]
     for d in deltas:
-        verdict = "❌ regression" if d.regression else ("not shown" if d.reason else "ok") if d.gated else "(not gated)"
+        raw = "regression" if d.raw_regression else ("not shown" if d.reason else "ok") if d.gated else "–"
+        if not d.gated:
+            verdict = "(not gated: offline answerer)" if d.not_gated_because.startswith("offline") else "(not gated)"
+        else:
+            verdict = "❌ regression" if d.regression else ("not shown" if d.reason else "ok")
+        p = "–" if np.isnan(d.p_value) else f"{_p(d.p_value)} ({_p(d.p_adjusted)})"
         rows.append(f"| {d.strategy} | {d.category} | {d.metric} {'↑' if d.higher_is_better else '↓'} | {_f(d.old)} | "
-                    f"{_f(d.new)} | {_d(d.diff)} | [{_d(d.ci_low)}, {_d(d.ci_high)}] | {d.n} | {verdict} |")
+                    f"{_f(d.new)} | {_d(d.diff)} | [{_d(d.ci_low)}, {_d(d.ci_high)}] | {d.n} | {p} | {raw} | {verdict} |")
     return rows
 
 
@@ -392,9 +483,14 @@ def _markdown(r: GateResult, max_flips: int, max_token_rows: int) -> str:
     if r.warnings:
         out += [f"> ⚠️ **{_cell(w, 400)}**" for w in r.warnings] + [""]
     if r.regressions:
-        out += ["### Regressions", ""]
+        out += [f"### Regressions {r.correction_label}", ""]
         out += [f"- **{d.strategy}** · {d.category} · `{d.metric}`: {_f(d.old)} → {_f(d.new)} "
                 f"(Δ {_d(d.diff)} [{_d(d.ci_low)}, {_d(d.ci_high)}]) — {d.reason}" for d in r.regressions] + [""]
+    unconfirmed = [d for d in r.deltas if d.raw_regression and not d.regression]
+    if unconfirmed:
+        out += [f"### Raw regressions not confirmed after the correction ({len(unconfirmed)})", ""]
+        out += [f"- {d.strategy} · {d.category} · `{d.metric}`: {_f(d.old)} → {_f(d.new)} "
+                f"(Δ {_d(d.diff)} [{_d(d.ci_low)}, {_d(d.ci_high)}]) — {d.reason}" for d in unconfirmed] + [""]
     if r.deltas:
         changed = [d for d in r.deltas if d.regression or (not np.isnan(d.diff) and abs(d.diff) > 1e-12)]
         unchanged = sorted({d.strategy for d in r.deltas} - {d.strategy for d in changed})
@@ -404,7 +500,9 @@ def _markdown(r: GateResult, max_flips: int, max_token_rows: int) -> str:
             out += ["", f"Unchanged on every metric and category: {', '.join(unchanged)}."]
         out += ["", f"<details><summary>Every strategy × category × metric ({len(r.deltas)} rows)</summary>", ""]
         out += _metric_table(r.deltas) + ["", "</details>", "",
-                                          f"_{r.caption}. Category rows are gated only with `gate.by_category`._", ""]
+                                          f"_{r.caption}. Raw verdict: this comparison's own interval; verdict: after the "
+                                          "correction for the number of comparisons (what fails the check). Category rows "
+                                          "are gated only with `gate.by_category`._", ""]
     if r.costs:
         out += ["### Costs", "", "| strategy | ctx tokens/probe | Δ | model tokens/conv | Δ | p95 probe latency s | Δ |",
                 "| --- | --: | --: | --: | --: | --: | --: |"]
@@ -454,8 +552,9 @@ def _dataset_precheck(config: RunConfig, base: Baseline) -> list[str]:
 
 
 def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_dir: str | Path | None = None,
-          progress: bool = False) -> GateResult:
-    """Run ``config`` (or take the finished run ``run_dir``) and gate it against ``baseline``.
+          progress: bool = False, out_dir: str | Path | None = None) -> GateResult:
+    """Run ``config`` (into ``out_dir`` when given; or take the finished run ``run_dir``) and gate
+    it against ``baseline``.
 
     Tolerances come from the config's ``gate:`` block (with ``run_dir`` and no config: from the
     run's recorded config). Raises for a missing or unreadable baseline or config; returns a
@@ -475,7 +574,7 @@ def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_di
         problems = _dataset_precheck(cfg, base)
         if problems:
             return GateResult("error", str(baseline), None, problems=problems)
-        runner = Runner(cfg, progress=progress)
+        runner = Runner(cfg, run_dir=out_dir, progress=progress)
         try:
             run_dir = runner.run()
         except RunAborted as exc:
@@ -490,7 +589,7 @@ def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_di
         return GateResult("error", str(baseline), str(run_dir),
                           problems=[f"the run's status is {status!r}, not 'completed' ({detail})"])
     return compare(base, snapshot(res), cfg.gate, res.headline_metrics(), baseline_path=str(baseline),
-                   run_dir=str(run_dir), seed=cfg.seed)
+                   run_dir=str(run_dir), seed=cfg.seed, method=res.intervals.method)
 
 
 __all__ = ["CostDelta", "EXIT_CANNOT_COMPARE", "EXIT_OK", "EXIT_REGRESSION", "Flip", "GateResult", "MetricDelta",

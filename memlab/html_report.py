@@ -30,7 +30,7 @@ from memlab import plots
 from memlab.lifecycle import NOT_FACTS, WRITES, lifecycle_table
 from memlab.markup import clean, html_text, md_inline
 from memlab.redact import redact, redact_text
-from memlab.report import headline_columns
+from memlab.report import OFFLINE_MARK, split_columns
 from memlab.results import RunResults, load_run
 
 MAX_FAILED_PER_STRATEGY = 20
@@ -66,6 +66,13 @@ class Facts:
 
 @dataclass(frozen=True)
 class Text:
+    text: str
+
+
+@dataclass(frozen=True)
+class Caution:
+    """A one-line caution shown beside the numbers it concerns (e.g. offline answer metrics)."""
+
     text: str
 
 
@@ -161,7 +168,7 @@ class _Run:
     def footer(self) -> str:
         prov = self.res.provenance()
         return (f"run {prov['run_id']} · model: {prov['model']} · code {prov['code_version']} · {prov['datasets']} · "
-                f"{self.res.bootstrap.caption()}")
+                f"{self.res.intervals.caption()}")
 
 
 def _load(run_dirs: list[str | Path]) -> list[_Run]:
@@ -178,6 +185,20 @@ def _load(run_dirs: list[str | Path]) -> list[_Run]:
     multi = len(results) > 1
     unique_names = len(set(names)) == len(names)
     return [_Run(r, names[i] if unique_names else str(r.manifest.get("run_id")), multi) for i, r in enumerate(results)]
+
+
+def _labels(runs: list[_Run]) -> list[str]:
+    """Every strategy label of the report, in report order (runs, then each run's strategies)."""
+    return [r.label(s) for r in runs for s in r.res.strategies]
+
+
+def _colors(runs: list[_Run]) -> dict[str, Any]:
+    """One colour per strategy label, the same in every plot of the report."""
+    return plots.strategy_colors(_labels(runs))
+
+
+def _offline(runs: list[_Run]) -> bool:
+    return any(r.res.offline_answers for r in runs)
 
 
 def _footer(runs: list[_Run]) -> str:
@@ -267,35 +288,49 @@ def _datasets(runs: list[_Run]) -> Section:
 
 
 def _metrics(runs: list[_Run]) -> Section:
+    """The metric table: what the memory held (with costs), and apart from it what the answering
+    model made of it — marked, with a warning, when that model is the offline stand-in."""
     s = Section("metrics", "Metrics")
-    columns: list[tuple[str, str, bool | None]] = []
+    memory: list[tuple[str, str, bool | None]] = []
+    answers: list[tuple[str, str, bool | None]] = []
     for r in runs:
-        for c in headline_columns(r.res):
-            if c[0] not in [x[0] for x in columns]:
-                columns.append(c)
+        mem, ans = split_columns(r.res)
+        memory += [c for c in mem if c[0] not in [x[0] for x in memory]]
+        answers += [c for c in ans if c[0] not in [x[0] for x in answers]]
     arrow = {True: " ↑", False: " ↓"}
-    header = ["strategy", *[f"{label}{arrow.get(hib, '')}" for _, label, hib in columns],
+    header = ["strategy", *[f"{label}{arrow.get(hib, '')}" for _, label, hib in memory],
               "ctx tok/probe ↓", "model tok/conv ↓", "calls/conv", "failed calls", "search ms"]
-    rows = []
+    rows, answer_rows = [], []
     for r in runs:
         summary = r.res.summary()
         for strategy, row in summary.iterrows():
-            cells = [_with_ci(row.get(col), row.get(f"{col}_ci")) for col, _, _ in columns]
+            cells = [_with_ci(row.get(col), row.get(f"{col}_ci")) for col, _, _ in memory]
             tok = (row.get("prompt_tokens_per_conv") or 0) + (row.get("completion_tokens_per_conv") or 0)
             search = row.get("retrieval_latency_s")
             rows.append([r.label(str(strategy)), *cells, _num(row.get("context_tokens"), 0), f"{tok:,.0f}",
                          _num(row.get("calls_per_conv"), 0), _num(row.get("failed_calls"), 0),
                          "–" if _missing(search) or not search else f"{1000 * search:.1f}"])
+            if answers:
+                answer_rows.append([r.label(str(strategy)),
+                                    *[_with_ci(row.get(col), row.get(f"{col}_ci")) for col, _, _ in answers]])
         if not summary.empty:
             ceilings = []
-            for col, _, _ in columns:
+            for col, _, _ in memory:
                 key = f"{col}_ceiling"
                 v = float(summary[key].max()) if key in summary and not summary[key].isna().all() else None
                 ceilings.append("" if v is None or v >= 0.995 else f"≤{v:.2f}")
             if any(ceilings):
                 rows.append([f"ceiling{' @ ' + r.tag if r.multi else ''}", *ceilings, "", "", "", "", ""])
-    s.blocks.append(Table(header, rows, f"mean [95% CI]: {runs[0].res.bootstrap.caption()}; ↑ higher is better, ↓ lower; "
-                                        "ceiling: the share of probes that can be scored a hit at all (see docs/metrics.md)"))
+    caption = f"mean [95% CI]: {runs[0].res.intervals.caption()}; ↑ higher is better, ↓ lower"
+    s.blocks.append(Heading("What the memory held"))
+    s.blocks.append(Table(header, rows, caption + "; ceiling: the share of probes that can be scored a hit at all "
+                                                  "(see docs/metrics.md)"))
+    if answers:
+        s.blocks.append(Heading("What the answering model made of it"))
+        if _offline(runs):
+            s.blocks.append(Caution(f"{OFFLINE_MARK} {runs[0].res.answer_warning.lstrip('⚠ ')}"))
+        s.blocks.append(Table(["strategy", *[f"{label}{arrow.get(hib, '')}" for _, label, hib in answers]], answer_rows,
+                              caption))
     return s
 
 
@@ -318,7 +353,8 @@ def _recall_vs_tokens(runs: list[_Run]) -> Section:
         s.blocks.append(Text("No answerable probes: nothing to plot."))
         return s
     front = plots.pareto_front(points)
-    fig = plots.recall_vs_tokens_figure(points, "String recall vs memory context tokens per probe", _footer(runs), mark_pareto=True)
+    fig = plots.recall_vs_tokens_figure(points, "String recall vs memory context tokens per probe", _footer(runs),
+                                        mark_pareto=True, colors=_colors(runs))
     s.blocks.append(Plot("recall_vs_tokens", "String recall vs memory context tokens per probe (Pareto front ringed)",
                          plots.png_bytes(fig)))
     s.blocks.append(Text("Pareto front (no other strategy has at least the recall for at most the tokens): "
@@ -343,7 +379,7 @@ def _categories(runs: list[_Run]) -> Section:
         return s
     table = pd.concat(frames)
     fig = plots.grouped_bars_figure(table, "String recall by probe category", "string recall", _footer(runs),
-                                    rotation=15)
+                                    rotation=15, colors=_colors(runs))
     s.blocks.append(Plot("recall_by_category", "String recall by probe category", plots.png_bytes(fig)))
     s.blocks.append(Table(["strategy", *map(str, table.columns)],
                           [[str(i), *(_num(v) for v in row)] for i, row in table.iterrows()],
@@ -359,13 +395,17 @@ def _levels(runs: list[_Run], metric: str) -> pd.DataFrame:
         for strategy, g in sub.groupby("strategy", sort=False):
             rows[r.label(strategy)] = {m.split(".", 1)[1]: (v, lo, hi, n) for m, v, lo, hi, n
                                        in g[["metric", "mean", "ci_low", "ci_high", "n"]].itertuples(index=False)}
-    return pd.DataFrame.from_dict(rows, orient="index")
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    return frame.reindex([x for x in _labels(runs) if x in frame.index])
 
 
 def _updates_and_abstention(runs: list[_Run]) -> Section:
     s = Section("updates-abstention", "Stale leakage and abstention")
     ctx, ans = _levels(runs, "update_context"), _levels(runs, "update_answer")
     levels = [lv for lv in UPDATE_COLORS if lv in ctx.columns or lv in ans.columns]
+    if _offline(runs):
+        s.blocks.append(Caution(f"{OFFLINE_MARK} the answer panels and abstention: "
+                                f"{runs[0].res.answer_warning.lstrip('⚠ ')}"))
     if ctx.empty and ans.empty:
         s.blocks.append(Text("No knowledge-update probes (probes with superseded values) in these datasets."))
     else:
@@ -376,7 +416,7 @@ def _updates_and_abstention(runs: list[_Run]) -> Section:
         s.blocks.append(Plot("stale_leakage", "Knowledge updates: which value the context holds and the answer asserts",
                              plots.png_bytes(fig)))
         rows = []
-        for label in ctx.index.union(ans.index, sort=False):
+        for label in [x for x in _labels(runs) if x in ctx.index or x in ans.index]:
             cells = []
             for f in (ctx, ans):
                 for lv in levels:
@@ -400,7 +440,8 @@ def _updates_and_abstention(runs: list[_Run]) -> Section:
             rows.append([r.label(strategy), *(_with_ci(v[0], (v[1], v[2])) if v else "–" for v in cell.values())])
     if rows:
         table = pd.DataFrame.from_dict(bars, orient="index")
-        fig = plots.grouped_bars_figure(table, "Abstention", "share of probes", _footer(runs), rotation=0)
+        fig = plots.grouped_bars_figure(table, "Abstention" + (f" ({OFFLINE_MARK} offline answerer)" if _offline(runs) else ""),
+                                        "share of probes", _footer(runs), rotation=0, colors=_colors(runs))
         s.blocks.append(Plot("abstention", "Abstention: on unanswerable probes, and wrongly on answerable ones", plots.png_bytes(fig)))
         s.blocks.append(Table(["strategy", "abstained when it should ↑", "abstained wrongly ↓"], rows,
                               "abstention probes: the agent said it does not know; answerable probes: it wrongly did"))
@@ -511,7 +552,8 @@ def _compression(runs: list[_Run]) -> Section:
         s.blocks.append(Text("No strategy compressed its history or working memory in these runs."))
         return s
     if events:
-        fig = plots.compression_figure(events, "Compression events: tokens before and after", _footer(runs))
+        fig = plots.compression_figure(events, "Compression events: tokens before and after", _footer(runs),
+                                       colors=_colors(runs))
         s.blocks.append(Plot("compression", "Each compression's size before and after (dashed: no reduction)",
                              plots.png_bytes(fig)))
     s.blocks.append(Table(["strategy", "trigger", "compressions", "failed", "per conv", "tokens before → after (mean)",
@@ -626,7 +668,7 @@ def _manifest_facts(runs: list[_Run]) -> Section:
             pairs.append((f"dataset {d.get('name')}", str(d.get("hash"))))
         ex = m.get("executor") or {}
         pairs.append(("executor", ", ".join(f"{k}={v}" for k, v in ex.items()) or "?"))
-        pairs.append(("seed · bootstrap", f"{m.get('seed')} · {cfg.get('bootstrap', '?')} resamples"))
+        pairs.append(("seed · intervals", f"{m.get('seed')} · {r.res.intervals.caption()}"))
         pairs.append(("python", str((m.get("environment") or {}).get("python", "?"))))
         if r.multi:
             s.blocks.append(Heading(r.tag))
@@ -650,17 +692,27 @@ def build_report(run_dirs: list[str | Path]) -> Report:
 # ---- rendering -----------------------------------------------------------------------------
 
 _CSS = """
+*,*::before,*::after{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:1400px;padding:1em 2em;color:#222}
-h1{font-size:1.6em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:1.8em}
-nav a{margin-right:1em}.wide{overflow-x:auto}table{border-collapse:collapse;margin:.6em 0;font-size:.86em}
-th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}th{background:#f3f3f3}
-caption{caption-side:bottom;text-align:left;font-size:.85em;color:#555;padding-top:.3em}
-dl{display:grid;grid-template-columns:max-content auto;gap:.15em 1em;font-size:.9em;border:1px solid #ddd;padding:.6em;border-radius:4px}
-dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}img.plot{max-width:100%;border:1px solid #eee;margin:.5em 0}
-pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:.8em}
+h1{font-size:1.6em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:1.8em}h3{margin:1.2em 0 .3em}
+nav a{margin-right:1em;display:inline-block}
+.wide{overflow-x:auto;max-width:100%;margin:.6em 0}
+table{border-collapse:collapse;font-size:.86em}
+th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top;overflow-wrap:break-word;min-width:3.5em}
+th{background:#f3f3f3}td.long{min-width:14em;max-width:42em}
+th:first-child,td:first-child{position:sticky;left:0;background:#fff;z-index:1;min-width:9em;max-width:22em}
+th:first-child{background:#f3f3f3}
+td .ci{display:block;white-space:nowrap;color:#666;font-size:.85em}
+p.caption{font-size:.85em;color:#555;margin:.2em 0 .8em}
+p.warn{background:#fff8e1;border-left:4px solid #f9a825;padding:.3em .6em;font-size:.9em}
+dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.15em 1em;font-size:.9em;border:1px solid #ddd;padding:.6em;border-radius:4px}
+dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere;min-width:0}
+figure{margin:.8em 0;max-width:100%}img.plot{max-width:100%;height:auto;border:1px solid #eee;margin:.5em 0}
+pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:.8em;max-width:100%}
+details{max-width:100%}
 .case{border:1px solid #ddd;border-left:4px solid #c62828;margin:.6em 0;padding:.4em .8em;border-radius:3px}
 .case .reason{display:inline-block;background:#fdecea;color:#8e0000;border-radius:3px;padding:0 .4em;margin-right:.3em;font-size:.85em}
-.ctx{font-family:ui-monospace,monospace;font-size:.82em;white-space:pre-wrap;margin:.1em 0}
+.ctx{font-family:ui-monospace,monospace;font-size:.82em;white-space:pre-wrap;overflow-wrap:anywhere;margin:.1em 0}
 .ctx.evidence{background:#fff3bf;border-left:3px solid #f9a825;padding-left:.3em}
 .ctx .src{color:#888}.sec{font-weight:600;font-size:.85em;margin-top:.4em}
 """
@@ -670,10 +722,29 @@ window.addEventListener('load', function () {
   var n = 0;
   document.querySelectorAll('img.plot').forEach(function (img) { if (img.complete && img.naturalWidth > 0) { n++; } });
   document.body.setAttribute('data-plots-loaded', String(n));
+  var page = document.documentElement.clientWidth, wide = [];
+  document.querySelectorAll('body *').forEach(function (el) {
+    var r = el.getBoundingClientRect();
+    if (r.width === 0 || r.right <= page + 1) { return; }
+    for (var a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      var o = getComputedStyle(a).overflowX;
+      if (o === 'auto' || o === 'scroll' || o === 'hidden') { return; }
+    }
+    wide.push(el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.className ? '.' + el.className : ''));
+  });
+  document.body.setAttribute('data-too-wide', String(wide.length));
+  document.body.setAttribute('data-too-wide-first', wide.slice(0, 5).join(' '));
+  document.body.setAttribute('data-page-width', String(page));
+  document.body.setAttribute('data-scroll-width', String(document.documentElement.scrollWidth));
 });
 """
-"""Sets ``data-plots-loaded`` on <body> to the number of plots the browser decoded: how a headless
-browser (tests/test_html_report.py) checks that every plot rendered."""
+"""Sets on <body>: ``data-plots-loaded`` (how many plots the browser decoded) and the layout facts
+``data-too-wide`` (elements reaching past the page's right edge outside a scroll box; their first
+five in ``data-too-wide-first``), ``data-page-width`` and ``data-scroll-width``: how a headless
+browser (tests/test_html_report.py) checks that every plot rendered and nothing runs off the page."""
+
+_CI = re.compile(r"^(.*\S) (\[[^\]]*\])$")
+_LONG_COLUMNS = {"description", "components"}
 
 
 def _e(text: Any) -> str:
@@ -689,17 +760,29 @@ def _html_block(b: Any) -> str:
         return "<dl>" + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in b.pairs) + "</dl>"
     if isinstance(b, Details):
         return f"<details><summary>{_e(b.summary)}</summary><pre>{html.escape(clean(b.text), quote=False)}</pre></details>"
+    if isinstance(b, Caution):
+        return f'<p class="warn">⚠ {_e(b.text)}</p>'
     if isinstance(b, Table):
         head = "".join(f"<th>{_e(c)}</th>" for c in b.columns)
-        body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in b.rows)
-        cap = f"<caption>{_e(b.caption)}</caption>" if b.caption else ""
-        return f'<div class="wide"><table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+        long = [str(c) in _LONG_COLUMNS for c in b.columns]
+        body = "".join("<tr>" + "".join(_html_cell(c, long[i] if i < len(long) else False) for i, c in enumerate(row))
+                       + "</tr>" for row in b.rows)
+        cap = f'<p class="caption">{_e(b.caption)}</p>' if b.caption else ""
+        return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{cap}'
     if isinstance(b, Plot):
         data = base64.b64encode(b.png).decode("ascii")
         return f'<figure><img class="plot" alt="{_e(b.title)}" src="data:image/png;base64,{data}"><figcaption>{_e(b.title)}</figcaption></figure>'
     if isinstance(b, ProbeCase):
         return _html_case(b)
     raise TypeError(f"no HTML rendering for {type(b).__name__}")
+
+
+def _html_cell(text: Any, long: bool) -> str:
+    """A table cell: a "mean [low,high]" value keeps its interval on a line of its own (so columns
+    stay narrow); long prose columns get room to wrap."""
+    m = _CI.match(str(text))
+    inner = f'{_e(m.group(1))}<span class="ci">{_e(m.group(2))}</span>' if m else _e(text)
+    return f'<td class="long">{inner}</td>' if long else f"<td>{inner}</td>"
 
 
 def _html_case(c: ProbeCase) -> str:
@@ -743,6 +826,8 @@ def _md_block(b: Any, stem: str, files: dict[str, bytes]) -> str:
         return _m(b.text)
     if isinstance(b, Heading):
         return f"### {_m(b.text)}"
+    if isinstance(b, Caution):
+        return f"> ⚠️ **{_m(b.text)}**"
     if isinstance(b, Facts):
         return "\n".join(f"- **{_m(k)}**: {_m(v)}" for k, v in b.pairs)
     if isinstance(b, Details):

@@ -47,6 +47,10 @@ class Metric:
     requires: Callable[[], None] | None = field(default=None, compare=False)
     """Raises ``ValueError`` (with the install hint) when an optional dependency the metric needs is
     missing: checked only when a config or report asks for the metric by name."""
+    scores_answer: bool = field(default=False, compare=False)
+    """The metric judges the agent's *answer* (not the injected context): with the offline
+    extractive answerer it measures that stand-in, not the memory, so tables mark it and the gate
+    does not gate it by default (:func:`answer_columns`, docs/offline-model.md)."""
 
     def columns(self) -> list[tuple[str, bool | None]]:
         """The table columns this metric reports, with their direction: its own name for a mean,
@@ -77,15 +81,27 @@ METRICS: Registry[Metric] = Registry("metric")
 def metric(name: str, description: str, *, higher_is_better: bool | None, aggregation: Aggregation = "mean",
            levels: tuple[tuple[str, bool | None], ...] = (),
            ceiling: Callable[[Probe], bool | None] | None = None,
-           requires: Callable[[], None] | None = None) -> Callable[[Callable[[Probe], Value]], Callable[[Probe], Value]]:
+           requires: Callable[[], None] | None = None,
+           scores_answer: bool = False) -> Callable[[Callable[[Probe], Value]], Callable[[Probe], Value]]:
     if aggregation == "proportions" and not levels:
         raise ValueError(f"metric {name!r}: a proportions metric declares its levels")
 
     def deco(fn: Callable[[Probe], Value]) -> Callable[[Probe], Value]:
-        METRICS.register(name, Metric(name, description, fn, higher_is_better, aggregation, levels, ceiling, requires))
+        METRICS.register(name, Metric(name, description, fn, higher_is_better, aggregation, levels, ceiling, requires,
+                                      scores_answer))
         return fn
 
     return deco
+
+
+def answer_columns() -> set[str]:
+    """Every reported column of a metric that scores the answer (``scores_answer``)."""
+    return {col for name in METRICS.names() if METRICS.get(name).scores_answer for col, _ in METRICS.get(name).columns()}
+
+
+OFFLINE_ANSWER_WARNING = ("answer metrics come from the offline extractive stand-in, not an LLM: they measure that "
+                          "answerer, not the memory, and are not comparable with recall (docs/offline-model.md)")
+"""The one-line warning every table, report and notebook shows beside offline answer metrics."""
 
 
 def _answerable(p: Probe) -> bool:
@@ -158,7 +174,7 @@ def content_recall(p: Probe) -> Value:
 
 
 @metric("answer_correct", "answer is right: LLM judge when configured, else normalised gold containment; "
-        "for abstention probes: the agent abstained", higher_is_better=True)
+        "for abstention probes: the agent abstained", scores_answer=True, higher_is_better=True)
 def answer_correct(p: Probe) -> Value:
     if p.get("error"):
         return 0.0
@@ -174,7 +190,7 @@ def answer_correct(p: Probe) -> Value:
     return float(gold_present(p.get("answer"), p["gold"], _match(p)))
 
 
-@metric("answer_f1", "best token F1 of the answer against any gold form (answerable probes)", higher_is_better=True)
+@metric("answer_f1", "best token F1 of the answer against any gold form (answerable probes)", scores_answer=True, higher_is_better=True)
 def answer_f1(p: Probe) -> Value:
     if not _answerable(p):
         return None
@@ -192,7 +208,7 @@ def update_context(p: Probe) -> Value:
 
 
 @metric("update_answer", "knowledge update: which values the answer asserts (current only / both / stale only / neither)",
-        higher_is_better=None, aggregation="proportions", levels=UPDATE_LEVELS)
+        scores_answer=True, higher_is_better=None, aggregation="proportions", levels=UPDATE_LEVELS)
 def update_answer(p: Probe) -> Value:
     if not _is_update(p):
         return None
@@ -200,20 +216,20 @@ def update_answer(p: Probe) -> Value:
 
 
 @metric("update_correct", "knowledge update: the answer gives the current value and no superseded one",
-        higher_is_better=True)
+        scores_answer=True, higher_is_better=True)
 def update_correct(p: Probe) -> Value:
     outcome = update_answer(p)
     return None if outcome is None else float(outcome == "current_only")
 
 
-@metric("abstain_when_should", "abstention probe: the agent said it does not know", higher_is_better=True)
+@metric("abstain_when_should", "abstention probe: the agent said it does not know", scores_answer=True, higher_is_better=True)
 def abstain_when_should(p: Probe) -> Value:
     if not p.get("abstain"):
         return None
     return float(_abstained(p)) if not p.get("error") else 0.0
 
 
-@metric("false_abstention", "answerable probe: the agent wrongly said it does not know", higher_is_better=False)
+@metric("false_abstention", "answerable probe: the agent wrongly said it does not know", scores_answer=True, higher_is_better=False)
 def false_abstention(p: Probe) -> Value:
     if not _answerable(p) or p.get("error"):
         return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -27,10 +28,17 @@ def _pyplot() -> Any:
 
 
 def _finish(fig: Any, footer: str) -> Any:
-    """Provenance in small print at the bottom (what produced the numbers), then a tight layout."""
+    """Provenance in small print at the bottom (what produced the numbers), wrapped to the figure's
+    width so none of it is cut, then a tight layout above it."""
+    import textwrap
+
+    width_in, height_in = fig.get_size_inches()
+    bottom = 0.02
     if footer:
-        fig.text(0.01, 0.01, footer, fontsize=6, alpha=0.7)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+        lines = textwrap.wrap(footer, width=max(int(width_in * 21), 40))
+        fig.text(0.01, 0.005, "\n".join(lines), fontsize=6, alpha=0.7, va="bottom")
+        bottom = min(0.3, (len(lines) * 6 * 1.35 / 72 + 0.04) / height_in)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
 
 
@@ -49,6 +57,38 @@ def png_bytes(fig: Any) -> bytes:
     return buf.getvalue()
 
 
+MANY = 8
+"""Above this many strategies a scatter's labels and a group of bars stop being readable: the
+figures switch to ranked dot plots with the strategies as labelled rows."""
+
+
+def strategy_colors(labels: Sequence[str]) -> dict[str, Any]:
+    """One colour per strategy label, in report order, the same in every plot of a report.
+
+    Up to 10: matplotlib's tab10; up to 20: tab20's ten strong colours, then its ten light ones
+    (so the first ten keep the colours they would have in a small report); beyond: evenly spaced
+    on the ``turbo`` colormap. Labels that repeat keep their first colour."""
+    import matplotlib
+
+    unique = list(dict.fromkeys(str(x) for x in labels))
+    n = len(unique)
+    if n <= 10:
+        palette = list(matplotlib.colormaps["tab10"].colors)
+    elif n <= 20:
+        tab20 = list(matplotlib.colormaps["tab20"].colors)
+        palette = tab20[0::2] + tab20[1::2]
+    else:
+        cmap = matplotlib.colormaps["turbo"]
+        palette = [cmap(0.05 + 0.9 * i / (n - 1)) for i in range(n)]
+    return {label: palette[i] for i, label in enumerate(unique)}
+
+
+def _colors_for(labels: Sequence[str], colors: dict[str, Any] | None) -> dict[str, Any]:
+    """``colors`` where it names a label, else a palette over ``labels`` (a standalone figure)."""
+    own = strategy_colors(labels)
+    return {str(x): (colors or {}).get(str(x), own[str(x)]) for x in labels}
+
+
 def pareto_front(points: pd.DataFrame, x: str = "tokens", y: str = "recall") -> set[str]:
     """Labels (the index) of the points no other point beats: none has at least their ``y`` with at
     most their ``x`` and is strictly better in one of them (more recall for fewer tokens)."""
@@ -60,39 +100,179 @@ def pareto_front(points: pd.DataFrame, x: str = "tokens", y: str = "recall") -> 
     return front
 
 
-def recall_vs_tokens_figure(points: pd.DataFrame, title: str, footer: str, *, mark_pareto: bool = False) -> Any:
+def _overlaps(box: Any, others: list[Any], pad: float = 2.0) -> bool:
+    return any(box.x0 < o.x1 + pad and box.x1 > o.x0 - pad and box.y0 < o.y1 + pad and box.y1 > o.y0 - pad for o in others)
+
+
+def place_labels(ax: Any, xs: Sequence[float], ys: Sequence[float], labels: Sequence[str], *, fontsize: float = 9) -> list[Any]:
+    """Label points without two labels overlapping each other, a marker or the axes' edge: each
+    label tries offsets around its point, nearest first, and takes the first free one (a leader
+    line joins a label set further away). Returns the text artists."""
+    from matplotlib.transforms import Bbox
+
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    axbox = ax.get_window_extent(renderer)
+    points = [ax.transData.transform((x, y)) for x, y in zip(xs, ys)]
+    taken = [Bbox.from_bounds(px - 6, py - 6, 12, 12) for px, py in points]
+    offsets = [(7, 5), (7, -14), (-7, 5), (-7, -14)]
+    offsets += [(dx, dy) for r in (1, 2, 3, 4, 5) for dx, dy in ((7, 5 + 13 * r), (7, -14 - 13 * r),
+                                                              (-7, 5 + 13 * r), (-7, -14 - 13 * r))]
+    texts = []
+    order = sorted(range(len(labels)), key=lambda i: (-points[i][1], points[i][0]))
+    for i in order:
+        chosen = None
+        for dx, dy in offsets:
+            t = ax.annotate(labels[i], (xs[i], ys[i]), textcoords="offset points", xytext=(dx, dy), fontsize=fontsize,
+                            ha="left" if dx > 0 else "right", va="bottom")
+            box = t.get_window_extent(renderer)
+            inside = box.x0 >= axbox.x0 and box.x1 <= axbox.x1 and box.y0 >= axbox.y0 and box.y1 <= axbox.y1
+            if inside and not _overlaps(box, taken):
+                chosen = (t, box, dy)
+                break
+            t.remove()
+        if chosen is None:  # nowhere free: the nearest spot, kept inside the axes
+            dx, dy = offsets[0]
+            t = ax.annotate(labels[i], (xs[i], ys[i]), textcoords="offset points", xytext=(dx, dy), fontsize=fontsize,
+                            ha="left", va="bottom", annotation_clip=True)
+            chosen = (t, t.get_window_extent(renderer), dy)
+        t, box, dy = chosen
+        if abs(dy) > 14:  # set away from its point: a thin leader line says whose label it is
+            xy, xytext, ha = t.xy, t.xyann, t.get_ha()
+            t.remove()
+            t = ax.annotate(labels[i], xy, textcoords="offset points", xytext=xytext, fontsize=fontsize, ha=ha,
+                            va="bottom", arrowprops={"arrowstyle": "-", "color": "0.5", "lw": 0.6, "shrinkA": 0,
+                                                     "shrinkB": 4})
+        taken.append(box)
+        texts.append(t)
+    return texts
+
+
+def recall_vs_tokens_figure(points: pd.DataFrame, title: str, footer: str, *, mark_pareto: bool = False,
+                            colors: dict[str, Any] | None = None) -> Any:
     """String recall (with its CI) against memory context tokens per probe, one point per index
-    label (columns ``recall``, ``ci_low``, ``ci_high``, ``tokens``). With ``mark_pareto`` the
-    points no other beats on both axes are ringed and joined by a step line."""
+    label (columns ``recall``, ``ci_low``, ``ci_high``, ``tokens``), coloured by ``colors``. With
+    ``mark_pareto`` the points no other beats on both axes are ringed and joined by a step line.
+
+    Up to :data:`MANY` strategies: a scatter whose labels never overlap (:func:`place_labels`), the
+    legend outside the axes. More: :func:`ranked_recall_figure`, a ranked dot plot with the same facts."""
+    if len(points) > MANY:
+        return ranked_recall_figure(points, title, footer, mark_pareto=mark_pareto, colors=colors)
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7.5, 5))
+    labels = [str(x) for x in points.index]
+    col = _colors_for(labels, colors)
+    fig, ax = plt.subplots(figsize=(8.5, 5))
+    xs, ys = [], []
     for label, p in points.iterrows():
         x = max(float(p["tokens"]), 1.0)
-        ax.errorbar([x], [p["recall"]], yerr=[[p["recall"] - p["ci_low"]], [p["ci_high"] - p["recall"]]], fmt="o",
-                    capsize=4, markersize=8, label=label)
-        ax.annotate(label, (x, p["recall"]), textcoords="offset points", xytext=(6, 6), fontsize=9)
+        yerr = None if pd.isna(p["ci_low"]) else [[p["recall"] - p["ci_low"]], [p["ci_high"] - p["recall"]]]
+        ax.errorbar([x], [p["recall"]], yerr=yerr, fmt="o", capsize=4, markersize=8, color=col[str(label)], zorder=3)
+        xs.append(x)
+        ys.append(float(p["recall"]))
+    front: list[str] = []
     if mark_pareto and not points.empty:
-        front = points.loc[sorted(pareto_front(points), key=lambda s: points.loc[s, "tokens"])]
-        xs = front["tokens"].clip(lower=1.0)
-        ax.step(xs, front["recall"], where="post", color="black", alpha=0.4, linestyle="--", label="Pareto front")
-        ax.scatter(xs, front["recall"], s=260, facecolors="none", edgecolors="black", linewidths=1.2, zorder=5)
+        front = sorted(pareto_front(points), key=lambda s: points.loc[s, "tokens"])
+        f = points.loc[front]
+        fx = f["tokens"].clip(lower=1.0)
+        ax.step(fx, f["recall"], where="post", color="black", alpha=0.4, linestyle="--", label="Pareto front")
+        ax.scatter(fx, f["recall"], s=260, facecolors="none", edgecolors="black", linewidths=1.2, zorder=5)
     ax.set_xscale("log")
+    lo, hi = min(xs, default=1.0), max(xs, default=10.0)
+    ax.set_xlim(lo / 2.5, hi * 6)  # room on the right for the labels of the largest contexts
     ax.set_xlabel("memory context tokens per probe (log scale, cl100k; 0 is drawn at 1)")
     ax.set_ylabel("string recall (gold answer in injected context)")
-    ax.set_ylim(-0.05, 1.05)
+    ax.set_ylim(-0.08, 1.12)
     ax.grid(True, alpha=0.3)
     ax.set_title(title)
     if mark_pareto:
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    fig = _finish(fig, footer)
+    place_labels(ax, xs, ys, labels)  # after the layout: labels are placed where the points finally are
+    return fig
+
+
+def ranked_recall_figure(points: pd.DataFrame, title: str, footer: str, *, mark_pareto: bool = False,
+                         colors: dict[str, Any] | None = None) -> Any:
+    """Many strategies: one labelled row each, ranked by recall — its recall with the 95% interval
+    on the left, its memory tokens per probe on the right (log); Pareto-front rows ringed and
+    their names in bold. Nothing overlaps however many rows there are."""
+    plt = _pyplot()
+    ranked = points.assign(_t=points["tokens"]).sort_values(["recall", "_t"], ascending=[False, True])
+    labels = [str(x) for x in ranked.index]
+    col = _colors_for(labels, colors)
+    front = pareto_front(points) if mark_pareto else set()
+    n = len(ranked)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 1.4 + 0.32 * n), sharey=True,
+                                   gridspec_kw={"width_ratios": [3, 2]})
+    ys = list(range(n))[::-1]
+    for y, (label, p) in zip(ys, ranked.iterrows()):
+        c = col[str(label)]
+        xerr = None if pd.isna(p["ci_low"]) else [[p["recall"] - p["ci_low"]], [p["ci_high"] - p["recall"]]]
+        ax1.errorbar([p["recall"]], [y], xerr=xerr, fmt="o", color=c, capsize=3, markersize=6)
+        ax2.plot([max(float(p["tokens"]), 1.0)], [y], "o", color=c, markersize=6)
+        if label in front:
+            for ax, x in ((ax1, p["recall"]), (ax2, max(float(p["tokens"]), 1.0))):
+                ax.scatter([x], [y], s=150, facecolors="none", edgecolors="black", linewidths=1.1, zorder=5)
+    ax1.set_yticks(ys)
+    ax1.set_yticklabels(labels, fontsize=8)
+    for tick, label in zip(ax1.get_yticklabels(), labels):
+        if label in front:
+            tick.set_fontweight("bold")
+    ax1.set_xlim(-0.03, 1.03)
+    ax1.set_xlabel("string recall [95% CI]")
+    ax2.set_xscale("log")
+    ax2.set_xlabel("memory context tokens per probe (log; 0 at 1)")
+    for ax in (ax1, ax2):
+        ax.grid(True, axis="x", alpha=0.3)
+        ax.set_ylim(-0.7, n - 0.3)
+    fig.suptitle(title + (" — ranked; Pareto front ringed, in bold" if mark_pareto else " — ranked"))
+    return _finish(fig, footer)
+
+
+def dot_panels_figure(table: pd.DataFrame, title: str, xlabel: str, footer: str, *, xlim: tuple[float, float] = (0, 1.05),
+                      colors: dict[str, Any] | None = None) -> Any:
+    """One panel per column of ``table`` (a category, a measure), one labelled row per index label
+    (a strategy, in the table's order), a dot at its value with the value written beside it: how
+    :func:`grouped_bars_figure` shows many strategies."""
+    plt = _pyplot()
+    labels = [str(x) for x in table.index]
+    col = _colors_for(labels, colors)
+    n, k = len(labels), max(len(table.columns), 1)
+    fig, axes = plt.subplots(1, k, figsize=(2.2 + 2.1 * k, 1.4 + 0.3 * n), sharey=True, squeeze=False)
+    ys = list(range(n))[::-1]
+    for ax, column in zip(axes[0], table.columns):
+        for y, label in zip(ys, labels):
+            v = table.loc[label, column] if label in table.index else float("nan")
+            if isinstance(v, pd.Series):
+                v = v.iloc[0]
+            if pd.isna(v):
+                continue
+            ax.plot([v], [y], "o", color=col[label], markersize=6)
+            ax.annotate(f"{v:.2f}", (v, y), textcoords="offset points", xytext=(5, -3), fontsize=7)
+        ax.set_title(str(column), fontsize=9)
+        span = xlim[1] - xlim[0]
+        ax.set_xlim(xlim[0] - 0.06 * span, xlim[1] + 0.2 * span)  # room for a dot at 0 and the value beside it
+        ax.grid(True, axis="x", alpha=0.3)
+        ax.set_ylim(-0.7, n - 0.3)
+        ax.set_xlabel(xlabel, fontsize=8)
+    axes[0][0].set_yticks(ys)
+    axes[0][0].set_yticklabels(labels, fontsize=8)
+    fig.suptitle(title)
     return _finish(fig, footer)
 
 
 def grouped_bars_figure(table: pd.DataFrame, title: str, ylabel: str, footer: str, *, ylim: tuple[float, float] = (0, 1.05),
-                        rotation: int = 90) -> Any:
-    """One group of bars per column of ``table`` (e.g. a category), one bar per index label."""
+                        rotation: int = 90, colors: dict[str, Any] | None = None) -> Any:
+    """One group of bars per column of ``table`` (e.g. a category), one bar per index label, each
+    label in its colour. More than :data:`MANY` labels: :func:`dot_panels_figure` instead."""
+    if len(table.index) > MANY:
+        return dot_panels_figure(table, title, ylabel, footer, xlim=ylim, colors=colors)
     plt = _pyplot()
+    labels = [str(x) for x in table.index]
+    col = _colors_for(labels, colors)
     fig, ax = plt.subplots(figsize=(10, 4.8))
-    table.T.plot.bar(ax=ax, width=0.8, rot=rotation)
+    table.T.plot.bar(ax=ax, width=0.8, rot=rotation, color=[col[x] for x in labels])
     ax.set_ylabel(ylabel)
     ax.set_ylim(*ylim)
     ax.set_title(title)
@@ -103,10 +283,11 @@ def grouped_bars_figure(table: pd.DataFrame, title: str, ylabel: str, footer: st
 def stacked_bars_figure(panels: dict[str, pd.DataFrame], title: str, xlabel: str, footer: str,
                         colors: dict[str, str] | None = None) -> Any:
     """Horizontal stacked bars, one panel per entry: each row of a frame is a bar (a labelled
-    strategy), each column a segment (a purpose, an op type, an outcome level)."""
+    strategy), each column a segment (a purpose, an op type, an outcome level). One legend, right
+    of the panels, never over a bar."""
     plt = _pyplot()
     rows = max((len(f) for f in panels.values()), default=1)
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels) + 2, 1.2 + 0.45 * rows), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels) + 2, 1.8 + 0.32 * rows), squeeze=False)
     for ax, (name, frame) in zip(axes[0], panels.items()):
         frame = frame.iloc[::-1]  # first strategy on top
         left = pd.Series(0.0, index=frame.index)
@@ -116,26 +297,30 @@ def stacked_bars_figure(panels: dict[str, pd.DataFrame], title: str, xlabel: str
             left = left + frame[col].fillna(0)
         ax.set_title(name, fontsize=10)
         ax.set_xlabel(xlabel)
+        ax.tick_params(axis="y", labelsize=8)
         ax.grid(True, axis="x", alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
+    # one legend for every panel (they share their segments), right of the last one: never over a bar
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.suptitle(title)
     return _finish(fig, footer)
 
 
-def compression_figure(events: dict[str, pd.DataFrame], title: str, footer: str) -> Any:
+def compression_figure(events: dict[str, pd.DataFrame], title: str, footer: str,
+                       colors: dict[str, Any] | None = None) -> Any:
     """One point per compression event (columns ``tokens_before``, ``tokens_after``), coloured by
     strategy, against the no-compression diagonal: how far each trigger shrinks what it folds."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7.5, 5))
+    col = _colors_for(list(events), colors)
+    fig, ax = plt.subplots(figsize=(8.5, 5))
     top = 1.0
     for label, frame in events.items():
-        ax.scatter(frame["tokens_before"], frame["tokens_after"], s=18, alpha=0.7, label=label)
+        ax.scatter(frame["tokens_before"], frame["tokens_after"], s=18, alpha=0.7, label=label, color=col[str(label)])
         top = max(top, float(frame["tokens_before"].max()))
     ax.plot([0, top], [0, top], color="black", alpha=0.3, linestyle="--", label="no reduction")
     ax.set_xlabel("tokens before the compression")
     ax.set_ylabel("tokens after the compression")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     ax.set_title(title)
     return _finish(fig, footer)
 
@@ -153,8 +338,9 @@ def plot_recall_vs_tokens(res: Any, path: Path) -> Path:
                           columns=["strategy", "recall", "ci_low", "ci_high", "tokens"]).set_index("strategy")
     prov = res.provenance()
     footer = (f"run {prov['run_id']} (components in manifest.json) · model: {prov['model']} · "
-              f"code {prov['code_version']} · {prov['datasets']} · {res.bootstrap.caption()}")
-    return save_png(recall_vs_tokens_figure(points, f"Recall vs context tokens — {res.manifest.get('name')}", footer), path)
+              f"code {prov['code_version']} · {prov['datasets']} · {res.intervals.caption()}")
+    return save_png(recall_vs_tokens_figure(points, f"Recall vs context tokens — {res.manifest.get('name')}", footer,
+                                            colors=strategy_colors(res.strategies)), path)
 
 
 def plot_category_recall(res: Any, path: Path) -> Path:
@@ -164,7 +350,7 @@ def plot_category_recall(res: Any, path: Path) -> Path:
     prov = res.provenance()
     footer = f"run {prov['run_id']} · model: {prov['model']} · code {prov['code_version']} · {prov['datasets']}"
     fig = grouped_bars_figure(category_table(res), f"Evidence recall by probe category — {res.manifest.get('name')}",
-                              "evidence recall", footer)
+                              "evidence recall", footer, colors=strategy_colors(res.strategies))
     return save_png(fig, path)
 
 
@@ -172,12 +358,13 @@ def plot_recall_vs_length(res: Any, table: pd.DataFrame, path: Path) -> Path:
     """Two panels over history length: evidence recall (with CIs) and memory tokens per probe."""
     plt = _pyplot()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
+    colors = strategy_colors(res.strategies)
     for strategy in [s for s in res.strategies if s in set(table["strategy"])]:
         t = table[table["strategy"] == strategy]
         x = t["history_tokens_per_conv"]
         ax1.errorbar(x, t["evidence_recall"], yerr=[t["evidence_recall"] - t["ci_low"], t["ci_high"] - t["evidence_recall"]],
-                     marker="o", capsize=3, label=strategy)
-        ax2.plot(x, t["context_tokens_per_probe"].clip(lower=1), marker="o", label=strategy)
+                     marker="o", capsize=3, label=strategy, color=colors[strategy])
+        ax2.plot(x, t["context_tokens_per_probe"].clip(lower=1), marker="o", label=strategy, color=colors[strategy])
     for ax in (ax1, ax2):
         ax.set_xscale("log")
         ax.set_xlabel("history length (cl100k tokens per conversation, log)")

@@ -269,11 +269,14 @@ _LLM = (
     ("ragas_answer_correctness", "ragas AnswerCorrectness (LLM judge): factual F1 of answer vs gold, "
      "blended with semantic similarity"),
 )
+_ON_ANSWER = {"ragas_string_presence", "ragas_exact_match", "ragas_rouge", "ragas_semantic_similarity",
+              "ragas_faithfulness", "ragas_answer_correctness"}
+"""The ragas metrics that score the answer (marked and not gated by default with the offline answerer)."""
 for _name, _fn, _description in _NON_LLM:
-    metric(_name, _description, higher_is_better=True, requires=require_ragas)(_fn)
+    metric(_name, _description, higher_is_better=True, requires=require_ragas, scores_answer=_name in _ON_ANSWER)(_fn)
 for _name, _description in _LLM:
     metric(_name, _description + "; needs an OpenAI-compatible `judge:`", higher_is_better=True,
-           requires=require_ragas)(_llm_metric(_name))
+           requires=require_ragas, scores_answer=_name in _ON_ANSWER)(_llm_metric(_name))
 
 
 # --- the LLM metrics, scored while the run plays ------------------------------------------------

@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 
 from memlab.lifecycle import LIFECYCLE_COLUMNS, lifecycle_table
-from memlab.metrics import METRICS
+from memlab.metrics import METRICS, answer_columns
 from memlab.plots import plot_category_recall, plot_recall_vs_length, plot_recall_vs_tokens  # noqa: F401 (plot_recall_vs_length: re-exported for the length sweep)
 from memlab.results import RunResults, load_run
-from memlab.stats import cluster_bootstrap
+from memlab.stats import cluster_interval
 
 HEADLINE = {
     "evidence_recall": "str.recall",
@@ -86,6 +86,21 @@ def headline_columns(res: RunResults) -> list[tuple[str, str, bool | None]]:
     return out
 
 
+OFFLINE_MARK = "†"
+"""Marks an answer metric's column when the offline stand-in answered (the caption says why)."""
+
+
+def split_columns(res: RunResults) -> tuple[list[tuple[str, str, bool | None]], list[tuple[str, str, bool | None]]]:
+    """:func:`headline_columns` split into the memory's columns (what the context held) and the
+    answer's (what the answering model made of it), which tables show apart; with the offline
+    answerer the answer columns' labels carry :data:`OFFLINE_MARK`."""
+    answers = answer_columns()
+    memory = [c for c in headline_columns(res) if c[0] not in answers]
+    mark = OFFLINE_MARK if res.offline_answers else ""
+    answer = [(col, f"{label}{mark}", hib) for col, label, hib in headline_columns(res) if col in answers]
+    return memory, answer
+
+
 def _arrow(hib: bool | None) -> str:
     return {True: " ↑", False: " ↓"}.get(hib, "")
 
@@ -98,17 +113,22 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
     prov = res.provenance()
     title = f"memlab · {res.manifest.get('name')} · {prov['run_id']}"
     caption = (f"model: {prov['model']} · code {prov['code_version']} · {prov['datasets']} · mean "
-               f"[{res.bootstrap.caption()}]; ↑ higher is better, ↓ lower\n{RECALL_KEY}")
+               f"[{res.intervals.caption()}]; ↑ higher is better, ↓ lower\n{RECALL_KEY}")
+    memory, answers = split_columns(res)
+    if answers and res.offline_answers:
+        caption += f"\n{OFFLINE_MARK} {res.answer_warning}"
     table = Table(title=title, caption=caption, show_lines=False)
     table.add_column("strategy", style="bold")
-    columns = headline_columns(res)
-    for _, label, hib in columns:
+    for _, label, hib in memory:
         table.add_column(f"{label}{_arrow(hib)}", justify="right")
     table.add_column("ctx tok/probe ↓", justify="right")
     table.add_column("model tok/conv ↓", justify="right")
     table.add_column("calls/conv", justify="right")
     table.add_column("writes/conv", justify="right")
     table.add_column("search ms", justify="right")
+    for i, (_, label, hib) in enumerate(answers):  # the answer's metrics, apart: after the memory and its costs
+        style = "yellow" if res.offline_answers else None
+        table.add_column(f"{'│ ' if i == 0 else ''}{label}{_arrow(hib)}", justify="right", style=style)
     coverage = res.coverage()
     writes = writes_per_conversation(res)
     for strategy in [*summary.index, *[s for s in res.strategies if s not in summary.index]]:
@@ -116,18 +136,20 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
         if strategy in coverage.index and not coverage.loc[strategy, "complete"]:  # a partial row: n ok/total
             label += f" [yellow]({int(coverage.loc[strategy, 'units_ok'])}/{int(coverage.loc[strategy, 'units_total'])} ok)[/yellow]"
         if strategy not in summary.index:  # no unit finished: a row all the same, so it does not vanish
-            table.add_row(label, *["–"] * (len(columns) + 5))
+            table.add_row(label, *["–"] * (len(memory) + 5 + len(answers)))
             continue
         row = summary.loc[strategy]
-        cells = [_fmt(row.get(col), row.get(f"{col}_ci") if col in WITH_CI else None) for col, _, _ in columns]
+        cells = [_fmt(row.get(col), row.get(f"{col}_ci") if col in WITH_CI else None) for col, _, _ in memory]
         tok = (row.get("prompt_tokens_per_conv") or 0) + (row.get("completion_tokens_per_conv") or 0)
         w = writes.get(strategy)
         cells += [f"{row.get('context_tokens', float('nan')):.0f}", f"{tok:,.0f}", f"{row.get('calls_per_conv', 0):.0f}",
                   "–" if w is None or math.isnan(w) else f"{w:,.1f}", _fmt_ms(row.get("retrieval_latency_s"))]
+        cells += [_fmt(row.get(col), row.get(f"{col}_ci") if col in WITH_CI else None) for col, _, _ in answers]
         table.add_row(label, *cells)
     if not summary.empty:
-        ceiling = [_ceiling_cell(summary, col) for col, _, _ in columns]
-        table.add_row("[dim]ceiling[/dim]", *ceiling, "", "", "", "", "", end_section=True)
+        ceiling = [_ceiling_cell(summary, col) for col, _, _ in memory]
+        table.add_row("[dim]ceiling[/dim]", *ceiling, "", "", "", "", "", *[_ceiling_cell(summary, c) for c, _, _ in answers],
+                      end_section=True)
     console.print(table)
     failed = (res.manifest.get("units") or {}).get("failed") or []
     if failed:
@@ -179,7 +201,7 @@ def print_comparison(frame: pd.DataFrame, title: str, console: Any = None) -> No
     console = _console(console)
     table = Table(title=title, caption=frame.attrs.get("caption", ""))
     for col, justify in (("A", "left"), ("B", "left"), ("category", "left"), ("metric", "left"), ("n", "right"),
-                         ("convs", "right"), ("A", "right"), ("B", "right"), ("A − B [CI]", "right"),
+                         ("users", "right"), ("A", "right"), ("B", "right"), ("A − B [CI]", "right"),
                          ("A+ B− / A− B+", "right"), ("verdict", "left")):
         table.add_column(col, justify=justify)
     for r in frame.itertuples(index=False):
@@ -195,7 +217,7 @@ def category_table(res: RunResults, metric: str = "evidence_recall") -> pd.DataF
     mt = res.metrics_table()
     sub = mt[mt["metric"] == metric]
     out = sub.pivot_table(index="strategy", columns="category", values="mean").reindex(res.strategies)
-    out.attrs["caption"] = f"{metric} by category; intervals in metrics.csv ({res.bootstrap.caption()})"
+    out.attrs["caption"] = f"{metric} by category; intervals in metrics.csv ({res.intervals.caption()})"
     return out
 
 
@@ -219,14 +241,14 @@ def scope_table(res: RunResults, metric: str = "evidence_recall") -> pd.DataFram
             vals = scored.loc[g.index, metric].to_numpy(dtype=float) if not g.empty else np.array([])
             if not (~np.isnan(vals)).any():
                 continue
-            mean, lo, hi = cluster_bootstrap(vals, res._clusters(g), res.bootstrap)
+            mean, lo, hi = cluster_interval(vals, res._clusters(g), res.intervals)
             row[scope] = mean
             row[f"{scope}_ci"] = (round(lo, 3), round(hi, 3))
             row[f"{scope}_n"] = int((~np.isnan(vals)).sum())
         rows.append(row)
     out = pd.DataFrame(rows).set_index("strategy")
     out.attrs["caption"] = (f"{metric} by where the evidence was said: in the probe's own thread, only in the "
-                            f"user's earlier threads (only long-term memory can carry it), or both ({res.bootstrap.caption()})")
+                            f"user's earlier threads (only long-term memory can carry it), or both ({res.intervals.caption()})")
     return out
 
 
@@ -271,7 +293,7 @@ def length_table(res: RunResults) -> pd.DataFrame:
     rows = []
     for (ds, strategy), g in probes.groupby(["dataset", "strategy"]):
         rec = g["evidence_recall"].to_numpy(dtype=float)
-        mean, lo, hi = cluster_bootstrap(rec, list(g["conversation_id"]), res.bootstrap)
+        mean, lo, hi = cluster_interval(rec, [res.cluster_of(ds, c) for c in g["conversation_id"]], res.intervals)
         c = cost[(cost["dataset"] == ds) & (cost["strategy"] == strategy)] if not cost.empty else cost
         n_conv = g["conversation_id"].nunique()
         rows.append({
@@ -280,7 +302,7 @@ def length_table(res: RunResults) -> pd.DataFrame:
             "answer_correct": float(g["answer_correct"].mean()),
             "context_tokens_per_probe": float(g["context_tokens"].mean()),
             "model_tokens_per_conv": float((c["prompt_tokens"] + c["completion_tokens"]).sum() / max(n_conv, 1)) if not c.empty else 0.0,
-            "probes": len(g), "components": components.get(strategy), "ci_method": res.bootstrap.caption(),
+            "probes": len(g), "components": components.get(strategy), "ci_method": res.intervals.caption(),
         })
     out = pd.DataFrame(rows).sort_values(["strategy", "history_tokens_per_conv"]).reset_index(drop=True)
     for k, v in res.provenance().items():
@@ -335,7 +357,9 @@ def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = Fals
         marked = marked.join(judged.add_prefix("judge_").rename(columns={"judge_judge_failed": "judge_failed"}), how="left")
     for frame, key in ((marked, "summary"), (category_table(res), "category_recall")):
         frame["components"] = frame.index.map(res.components())
-        frame["ci_method"] = res.bootstrap.caption()
+        frame["ci_method"] = res.intervals.caption()
+        frame["answers_by"] = "offline stand-in (answer metrics measure it, not the memory)" if res.offline_answers \
+            else "a real model"
         for k, v in res.provenance().items():
             frame[k] = v
         frame.to_csv(out[key])
@@ -346,7 +370,7 @@ def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = Fals
     scopes = print_scope_table(res, console) if not quiet else scope_table(res)
     if not scopes.empty:
         out["scope_recall"] = run_dir / "scope_recall.csv"
-        scopes["ci_method"] = res.bootstrap.caption()
+        scopes["ci_method"] = res.intervals.caption()
         for k, v in res.provenance().items():
             scopes[k] = v
         scopes.to_csv(out["scope_recall"])

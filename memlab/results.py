@@ -3,8 +3,9 @@
 ``load_run(path)`` gives a :class:`RunResults` whose ``probes``, ``calls``, ``memory_ops``,
 ``turns`` and ``units`` are DataFrames holding only each unit's final attempt (see
 :mod:`memlab.runner`), with per-probe metric columns already scored. ``summary()`` and
-``metrics_table()`` aggregate them per strategy (and category) with conversation-clustered
-bootstrap CIs; ``compare()`` and ``compare_all()`` are paired comparisons of strategies.
+``metrics_table()`` aggregate them per strategy (and category) with intervals clustered by user
+(memory namespace, :mod:`memlab.stats`); ``compare()`` and ``compare_all()`` are paired comparisons
+of strategies.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.metrics import METRICS, check_metric_names, score_probe
+from memlab.metrics import METRICS, OFFLINE_ANSWER_WARNING, answer_columns, check_metric_names, score_probe
 from memlab.records import check_format, read_manifest, upgrade_v1
 from memlab.recorder import read_jsonl
-from memlab.stats import Bootstrap, cluster_bootstrap, paired_compare
+from memlab.stats import Intervals, cluster_interval, paired_compare
 
 
 
@@ -161,6 +162,18 @@ class RunResults:
             out += " · " + ", ".join(f"{p}={v}" for p, v in sorted(overrides.items()))
         return out
 
+    @property
+    def offline_answers(self) -> bool:
+        """Whether the answers were written by the offline stand-in (the ``answer`` role's model, and
+        the ``agent`` role's when a strategy answers through an agent): then answer metrics measure
+        that extractive answerer, not the memory, and are marked as such (:data:`OFFLINE_ANSWER_WARNING`)."""
+        return answers_offline(self.manifest)
+
+    @property
+    def answer_warning(self) -> str:
+        """The one-line warning to show beside answer metrics ('' when a real model answered)."""
+        return f"⚠ {OFFLINE_ANSWER_WARNING}" if self.offline_answers else ""
+
     def provenance(self) -> dict[str, Any]:
         """The columns every exported results file carries: what produced these numbers."""
         ds = self.manifest.get("datasets", [])
@@ -212,10 +225,26 @@ class RunResults:
         return out[["failed_calls"]].join(per).reindex(self.strategies)
 
     @property
-    def bootstrap(self) -> Bootstrap:
-        """How this run's intervals are computed (config ``bootstrap`` resamples, run seed)."""
+    def intervals(self) -> Intervals:
+        """How this run's intervals are computed: config ``intervals`` (default ``cluster_t``), and for
+        the bootstrap method ``bootstrap`` resamples seeded with the run seed."""
         cfg = self.manifest.get("config") or {}
-        return Bootstrap(n_boot=int(cfg.get("bootstrap", 1000)), seed=int(self.manifest.get("seed", cfg.get("seed", 0)) or 0))
+        return Intervals(n_boot=int(cfg.get("bootstrap", 1000)), seed=int(self.manifest.get("seed", cfg.get("seed", 0)) or 0),
+                         method=cfg.get("intervals") or "cluster_t")
+
+    bootstrap = intervals
+    """The former name of :attr:`intervals`."""
+
+    @cached_property
+    def namespaces(self) -> dict[tuple[str, str], str]:
+        """(dataset, conversation id) → the memory namespace (user) it was played in: the cluster of
+        every interval, since the conversations of one user share long-term memory."""
+        out: dict[tuple[str, str], str] = {}
+        for (_, dataset, ns), rec in self.unit_ends.items():
+            for cid in rec.get("conversation_ids") or [rec.get("conversation_id")]:
+                if cid is not None:
+                    out[(str(dataset), str(cid))] = str(ns if ns is not None else cid)
+        return out
 
     def headline_metrics(self) -> list[str]:
         """The metrics the run's config chose (``metrics:``), else every registered one."""
@@ -241,18 +270,23 @@ class RunResults:
             self._frames["indicators"] = pd.DataFrame(cols, index=probes.index)
         return self._frames["indicators"]
 
-    @staticmethod
-    def _clusters(frame: pd.DataFrame) -> list[tuple[str, str]]:
-        return list(zip(frame["dataset"].astype(str), frame["conversation_id"].astype(str)))
+    def cluster_of(self, dataset: str, conversation_id: str) -> tuple[str, str]:
+        """The interval cluster of a conversation's probes: (dataset, its user's namespace)."""
+        return (str(dataset), self.namespaces.get((str(dataset), str(conversation_id)), str(conversation_id)))
+
+    def _clusters(self, frame: pd.DataFrame) -> list[tuple[str, str]]:
+        return [self.cluster_of(d, c) for d, c in zip(frame["dataset"].astype(str), frame["conversation_id"].astype(str))]
 
     def metrics_table(self, *, by_category: bool = True, n_boot: int | None = None,
                       metrics: list[str] | None = None) -> pd.DataFrame:
         """Long table: strategy × category (and 'all') × reported column → mean, CI, n, ceiling.
 
         Each metric is aggregated as it declares (a mean, or the share of each level of a
-        categorical outcome); intervals are conversation-clustered (:mod:`memlab.stats`) and the
-        ``ci_method`` column says so. Cost columns (context tokens, latencies) have no interval."""
-        spec = self.bootstrap if n_boot is None else Bootstrap(n_boot=n_boot, seed=self.bootstrap.seed)
+        categorical outcome); intervals are clustered by user (:mod:`memlab.stats`), the
+        ``conversations`` column counts those clusters and the ``ci_method`` column says how the
+        interval was made. Cost columns (context tokens, latencies) have no interval."""
+        spec = self.intervals if n_boot is None else Intervals(n_boot=n_boot, seed=self.intervals.seed,
+                                                               method=self.intervals.method)
         probes = self.probes
         columns = ["strategy", "category", "metric", "mean", "ci_low", "ci_high", "n", "conversations", "ceiling",
                    "higher_is_better", "aggregation", "ci_method", "description"]
@@ -274,7 +308,7 @@ class RunResults:
                         n = int((~np.isnan(vals)).sum())
                         if n == 0:
                             continue
-                        mean, lo, hi = cluster_bootstrap(vals, clusters, spec)
+                        mean, lo, hi = cluster_interval(vals, clusters, spec)
                         rows.append({"strategy": strategy, "category": category, "metric": col, "mean": mean,
                                      "ci_low": lo, "ci_high": hi, "n": n,
                                      "conversations": len({c for c, v in zip(clusters, vals) if not np.isnan(v)}),
@@ -289,6 +323,9 @@ class RunResults:
                                      "ceiling": np.nan, "higher_is_better": False, "aggregation": "mean", "ci_method": "",
                                      "description": COST_COLUMNS[col]})
         out = pd.DataFrame(rows, columns=columns)
+        answers = answer_columns()
+        out["scores_answer"] = out["metric"].isin(answers)
+        out["offline_answerer"] = out["scores_answer"] & self.offline_answers
         out["components"] = out["strategy"].map(self.components())
         for k, v in self.provenance().items():
             out[k] = v
@@ -329,7 +366,19 @@ class RunResults:
         out = out.join(self.cost(), how="left")
         order = [s for s in self.strategies if s in out.index] or list(out.index)
         out = out.reindex(order)
-        out.attrs["caption"] = self.bootstrap.caption()
+        out.attrs["caption"] = self.intervals.caption()
+        out.attrs["answer_columns"] = [c for c in headline if c in answer_columns()]
+        out.attrs["answer_warning"] = self.answer_warning
+        return out
+
+    def answer_summary(self) -> pd.DataFrame:
+        """The headline metrics that score the answer (answer accuracy, update answers, abstention),
+        apart from the memory's: one row per strategy, ``attrs['caption']`` the one-line warning when
+        the offline stand-in answered (its numbers measure that answerer, not the memory)."""
+        summary = self.summary()
+        cols = [c for col in summary.attrs.get("answer_columns", []) for c in (col, f"{col}_ci") if c in summary]
+        out = summary[cols].copy() if not summary.empty else pd.DataFrame()
+        out.attrs["caption"] = self.answer_warning or f"answers by {self.model_label}"
         return out
 
     def compare(self, a: str, b: str, metrics: list[str] | None = None, by_category: bool = True,
@@ -337,7 +386,7 @@ class RunResults:
         """Paired comparison of strategies ``a`` and ``b`` over the probes both answered.
 
         Per category ('all' first) and reported column: both means, the mean difference A − B with
-        a conversation-clustered CI, for binary columns the discordant probes (``a_only``: A hit,
+        an interval clustered by user, for binary columns the discordant probes (``a_only``: A hit,
         B missed; ``b_only``: the reverse), and a verdict (A better / B better / not shown).
         ``by`` groups by another probe column instead of the category (``evidence_scope``: own
         thread vs earlier threads; ``dataset``); the group's value goes in the ``category`` column."""
@@ -347,7 +396,7 @@ class RunResults:
                 close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
                 hint = f" Did you mean {close[0]!r}?" if close else ""
                 raise ValueError(f"{self.path}: no strategy {name!r} in this run.{hint} Strategies: {', '.join(known) or '(none)'}")
-        spec = self.bootstrap
+        spec = self.intervals
         key = ["dataset", "conversation_id", "probe_id"]
         if by not in self.probes.columns:
             raise ValueError(f"{self.path}: cannot group by {by!r}: no such probe column")
@@ -359,7 +408,7 @@ class RunResults:
         groups = [("all", np.ones(len(common), dtype=bool))]
         if by_category:
             groups += [(c, (pa["_group"] == c).to_numpy()) for c in sorted(set(pa["_group"].dropna()), key=str)]
-        clusters = [(ds, conv) for ds, conv, _ in common]
+        clusters = [self.cluster_of(ds, conv) for ds, conv, _ in common]
         rows = []
         for category, mask in groups:
             cl = [c for c, k in zip(clusters, mask) if k]
@@ -379,7 +428,7 @@ class RunResults:
         others = [s for s in (self.strategies or sorted(set(self.probes["strategy"]))) if s != reference]
         frames = [self.compare(s, reference, metrics=metrics, by_category=by_category) for s in others]
         out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COMPARE_COLUMNS)
-        out.attrs["caption"] = f"each strategy (A) against {reference} (B), paired over the same probes; {self.bootstrap.caption()}"
+        out.attrs["caption"] = f"each strategy (A) against {reference} (B), paired over the same probes; {self.intervals.caption()}"
         return out
 
 
@@ -392,7 +441,20 @@ COST_COLUMNS = {
 """Per-probe costs reported beside the metrics (means, no interval)."""
 
 COMPARE_COLUMNS = ["a", "b", "category", "metric", "n", "conversations", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
-                   "a_only", "b_only", "verdict", "higher_is_better", "ci_method"]
+                   "a_only", "b_only", "verdict", "p_value", "higher_is_better", "ci_method"]
+
+
+def answers_offline(manifest: dict[str, Any]) -> bool:
+    """Whether a run's answers came from the offline stand-in (see :attr:`RunResults.offline_answers`)."""
+    models = manifest.get("models") or {}
+    roles = models.get("roles") or {}
+    default = models.get("default") or {}
+    answering = ["answer"] + (["agent"] if any(s.get("agent") for s in manifest.get("strategies") or []) else [])
+
+    def offline(d: Any) -> bool:
+        return isinstance(d, dict) and (bool(d.get("heuristic")) or d.get("provider") in ("offline", "heuristic"))
+
+    return any(offline(roles.get(r, default)) for r in answering)
 
 
 def _nanmean(values: pd.Series | np.ndarray) -> float:

@@ -107,11 +107,29 @@ class Workbench:
         self.ragas_judge = RagasJudge.for_run(judge_spec, config.metrics)
         self.strategies: dict[str, Any] = {}
         self.gold_written: dict[tuple[str, str, str], bool] = {}
-        """Per (dataset, conversation, probe): whether the turns up to the probe write its gold. It
-        depends on the dataset only, so it is computed once for every strategy (it scans all the
-        turns before the probe, which at LoCoMo size is thousands per probe)."""
+        """Per (dataset, conversation, probe): whether what a context could carry from the dataset up
+        to the probe holds its gold (:mod:`memlab.ceiling`). It depends on the dataset only, so it is
+        computed once for every strategy (at LoCoMo size a probe sees hundreds of turns)."""
+        from memlab.ceiling import CeilingSources
+
+        self.ceiling = CeilingSources()
         self._events: dict[tuple[str, str], list[TurnEvent]] = {}
         self._user_evidence: dict[tuple[str, str], set[str]] = {}
+
+    def ceiling_events(self, dataset: str, conv: Conversation, upto_turn: str) -> list[tuple[Any, TurnEvent, Any]]:
+        """The turns a probe asked after ``upto_turn`` could see in its context, as
+        :meth:`memlab.ceiling.CeilingSources.text` takes them: every turn of the user's earlier
+        threads (long-term memory may carry any of them), then this thread's turns up to and
+        including that one."""
+        from memlab.ceiling import conversation_events, probe_events
+
+        earlier: list[tuple[Any, TurnEvent, Any]] = []
+        for other in self.datasets[dataset].conversations:
+            if other.id == conv.id:
+                break
+            if other.ns == conv.ns:
+                earlier += conversation_events(dataset, other, self.turn_events(dataset, other))
+        return earlier + probe_events(dataset, conv, self.turn_events(dataset, conv), upto_turn)
 
     def turn_events(self, dataset: str, conv: Conversation) -> list[TurnEvent]:
         """The conversation's events, built once for every strategy (they are immutable)."""
@@ -317,7 +335,7 @@ class UnitPlayer:
             "gold_match": probe.gold_match, "superseded": list(probe.superseded), "forbidden": list(probe.forbidden),
             "abstain": probe.abstain, "evidence": list(probe.evidence), "evidence_texts": evidence_texts,
             "evidence_scope": evidence_scope(probe.evidence, where["thread_turns"]), "asked_at": now.isoformat(),
-            "gold_written": self._gold_written(base, probe, gold, texts) if gold else None,
+            "gold_written": self._gold_written(base, probe, gold, now) if gold else None,
             "context": text, "context_tokens": count_tokens(text), "context_lines": sum(len(sec.lines) for sec in ctx.sections),
             "context_items": self._items(ctx), "context_source_turn_ids": sorted(sources), "answer": result.answer,
             "error": result.error, "judge": judge, "ragas_llm": ragas_llm,
@@ -340,12 +358,14 @@ class UnitPlayer:
         self._last_items = (lines, items)
         return items
 
-    def _gold_written(self, base: dict[str, Any], probe: Probe, gold: list[list[str]], texts: dict[str, str]) -> bool:
-        from memlab.scoring import gold_written
-
+    def _gold_written(self, base: dict[str, Any], probe: Probe, gold: list[list[str]], now: datetime) -> bool:
+        """The probe's ceiling: whether any context could hold its gold (:mod:`memlab.ceiling`)."""
         key = (base["dataset"], base["conversation_id"], probe.id)
         if key not in self.bench.gold_written:
-            self.bench.gold_written[key] = gold_written(gold, probe.gold_match, list(texts.values()))
+            ds = self.bench.datasets[base["dataset"]]
+            conv = next(c for c in ds.conversations if c.id == base["conversation_id"])
+            events = self.bench.ceiling_events(base["dataset"], conv, probe.after_turn)
+            self.bench.gold_written[key] = self.bench.ceiling.attested(gold, probe.gold_match, events, now)
         return self.bench.gold_written[key]
 
 

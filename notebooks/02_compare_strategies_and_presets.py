@@ -21,7 +21,7 @@
 # real or noise? Runs the baselines of `evals/default.yaml` next to the seed systems as presets
 # (`agent_chat`, `supervisor`, `son_of_andrew`, `agent_memory_pg` — what each knob is:
 # `evals/presets/README.md`), then compares them **paired over the same probes** with intervals
-# bootstrapped over conversations.
+# clustered by user (the conversations of one user share its memory).
 #
 # **Parameters:** the defaults are the small CI run (one conversation, three strategies). Everything:
 # `papermill notebooks/02_compare_strategies_and_presets.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -y 'strategies: [no_memory, full_context, recent_window, fact_rag, message_rag, agent_chat, supervisor, son_of_andrew]'`
@@ -58,8 +58,17 @@ res.components()
 # %%
 summary = res.summary()
 print(summary.attrs["caption"])
-summary[["evidence_recall", "evidence_recall_ci", "content_recall", "provenance_recall", "answer_correct",
+summary[["evidence_recall", "evidence_recall_ci", "content_recall", "provenance_recall",
          "context_tokens", "prompt_tokens_per_conv", "calls_per_conv"]].round(3)
+
+# %% [markdown]
+# Answer accuracy, apart from recall: what the answering model made of the memory. With the offline
+# stand-in it measures that extractive answerer, not the memory (the printed line says which).
+
+# %%
+answers = res.answer_summary()
+print(answers.attrs["caption"])
+answers.round(3)
 
 # %%
 Image(filename=str(plot_recall_vs_tokens(res, Path(run_dir) / "recall_vs_tokens.png")))
@@ -78,6 +87,7 @@ category_table(res).round(2)
 headline = ["evidence_recall", "answer_correct"]
 all_vs_ref = res.compare_all(reference, metrics=headline)
 print(all_vs_ref.attrs["caption"])
+print(res.answer_warning)  # about the answer_correct rows
 all_vs_ref[["a", "b", "metric", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "a_only", "b_only", "verdict"]].round(3)
 
 # %%

@@ -73,7 +73,16 @@ lifecycle.reindex(columns=["compressions_per_conv", "evidence_survival", "wm_tok
 # %%
 summary = res.summary()
 print(summary.attrs["caption"])
-summary[["evidence_recall", "evidence_recall_ci", "answer_correct", "prompt_tokens_per_conv", "calls_per_conv"]].round(3)
+summary[["evidence_recall", "evidence_recall_ci", "prompt_tokens_per_conv", "calls_per_conv"]].round(3)
+
+# %% [markdown]
+# Answer accuracy, apart from recall: what the answering model made of the memory. With the offline
+# stand-in it measures that extractive answerer, not the memory (the printed line says which).
+
+# %%
+answers = res.answer_summary()
+print(answers.attrs["caption"])
+answers.round(3)
 
 # %% [markdown]
 # Where the evidence was said: in the probe's own thread (inside the task: what working memory kept)

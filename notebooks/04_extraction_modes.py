@@ -77,9 +77,19 @@ ops.groupby(["strategy", "op"]).size().unstack(fill_value=0)
 # %%
 summary = res.summary()
 print(summary.attrs["caption"])
-summary[["evidence_recall", "evidence_recall_ci", "answer_correct", "prompt_tokens_per_conv", "calls_per_conv"]].round(3)
+summary[["evidence_recall", "evidence_recall_ci", "prompt_tokens_per_conv", "calls_per_conv"]].round(3)
+
+# %% [markdown]
+# Answer accuracy, apart from recall: what the answering model made of the memory. With the offline
+# stand-in it measures that extractive answerer, not the memory (the printed line says which).
 
 # %%
+answers = res.answer_summary()
+print(answers.attrs["caption"])
+answers.round(3)
+
+# %%
+print(res.answer_warning)  # about the answer_correct row
 res.compare(*pair, metrics=["evidence_recall", "answer_correct"], by_category=False)[
     ["metric", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "a_only", "b_only", "verdict"]].round(3)
 

@@ -70,9 +70,19 @@ res.components()
 # %%
 summary = res.summary()
 print(summary.attrs["caption"])
-summary[["evidence_recall", "evidence_recall_ci", "content_recall", "answer_correct", "context_tokens"]].round(3)
+summary[["evidence_recall", "evidence_recall_ci", "content_recall", "context_tokens"]].round(3)
+
+# %% [markdown]
+# Answer accuracy, apart from recall: what the answering model made of the memory. With the offline
+# stand-in it measures that extractive answerer, not the memory (the printed line says which).
 
 # %%
+answers = res.answer_summary()
+print(answers.attrs["caption"])
+answers.round(3)
+
+# %%
+print(res.answer_warning)  # about the answer_correct rows
 res.compare_all(reference, metrics=["evidence_recall", "answer_correct"])[
     ["a", "b", "metric", "n", "mean_a", "mean_b", "diff", "a_only", "b_only", "verdict"]].round(3)
 

@@ -70,8 +70,15 @@ res = memlab.load_run(run_dir)
 # %%
 table = length_table(res)
 print(table["ci_method"].iloc[0])
-table[["strategy", "history_tokens_per_conv", "evidence_recall", "ci_low", "ci_high", "answer_correct",
+table[["strategy", "history_tokens_per_conv", "evidence_recall", "ci_low", "ci_high",
        "context_tokens_per_probe", "model_tokens_per_conv"]].round(3)
+
+# %% [markdown]
+# Answer accuracy by length, apart from recall (with the offline stand-in it measures that answerer).
+
+# %%
+print(res.answer_warning or f"answers by {res.model_label}")
+table[["strategy", "history_tokens_per_conv", "answer_correct"]].round(3)
 
 # %%
 Image(filename=str(plot_recall_vs_length(res, table, Path(run_dir) / "recall_vs_length.png")))

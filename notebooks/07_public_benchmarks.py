@@ -79,8 +79,10 @@ if present:
 if res is not None:
     summary = res.summary()
     print(summary.attrs["caption"])
-    display(summary[["evidence_recall", "evidence_recall_ci", "answer_correct", "false_abstention",
-                     "context_tokens", "prompt_tokens_per_conv"]].round(3))
+    display(summary[["evidence_recall", "evidence_recall_ci", "context_tokens", "prompt_tokens_per_conv"]].round(3))
+    answers = res.answer_summary()  # apart from recall: what the answering model made of the memory
+    print(answers.attrs["caption"])
+    display(answers.round(3))
 
 # %% [markdown]
 # Recall by the benchmark's own category (LoCoMo: multi-hop, temporal, open-domain, single-hop,

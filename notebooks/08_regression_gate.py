@@ -20,7 +20,8 @@
 # **Answers:** did a change make a memory strategy worse, or is the difference noise? `memlab
 # check` compares a run with a committed baseline **probe by probe**: a drop counts as a
 # regression only when it is beyond the config's tolerance (`gate:` block) *and* the paired
-# bootstrap over the same probes, clustered by conversation, shows it. How to gate a repository in
+# test over the same probes, clustered by user, shows it after the Holm correction over the
+# check's gated comparisons (answer metrics of the offline stand-in are shown, not gated). How to gate a repository in
 # CI, the tolerances and the exit codes: `docs/gate.md`.
 #
 # Here: a baseline is written from a small run of `evals/ci.yaml`, then the same config is run
@@ -87,9 +88,11 @@ result.exit_code
 # %% [markdown]
 # ## 4. Reading the diff
 # Each row pairs the baseline and this run over the same probes: `diff` is new − old, `ci_low` /
-# `ci_high` its interval (bootstrap over conversations). A row is a **regression** when the metric
-# got worse by more than its `max_drop` and the whole interval is on the worse side of zero, or
-# when it broke its `floor`. A drop whose interval still holds zero is reported as *not shown*:
+# `ci_high` its interval (cluster-robust t over users), `p_value` / `p_adjusted` the p-value of "no
+# change" before and after the Holm correction. A row's raw verdict (`raw_regression`) is a
+# regression when the metric got worse by more than its `max_drop` and the whole interval is on the
+# worse side of zero, or when it broke its `floor`; the check's verdict (`regression`) also needs
+# the Holm-adjusted p-value to be at most 0.05. A drop whose interval still holds zero is reported as *not shown*:
 # with few conversations, a couple of flipped probes is what noise looks like.
 
 # %%

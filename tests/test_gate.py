@@ -245,3 +245,61 @@ def test_a_run_stopped_by_a_dead_endpoint_exits_2_without_leaking_the_key(base, 
     assert code == EXIT_CANNOT_COMPARE, captured.out + captured.err
     assert "the run failed" in captured.out and "is down" in captured.out
     assert "sk-gate-secret" not in captured.out + captured.err + md.read_text()
+
+
+def _drop_one_probe_in(new, strategy: str, convs: int, column: str = "evidence_recall") -> None:
+    """One probe (p0) of the first ``convs`` conversations of ``strategy`` misses ``column`` now."""
+    for p in new.probes:
+        if p.strategy == strategy and p.probe_id.endswith("-p0") and int(p.conversation_id[1:]) < convs:
+            p.scores[column] = 0.0
+
+
+def test_holm_keeps_the_checks_family_wise_error_and_reports_both_verdicts(base, tmp_path):
+    old = load_baseline(base["baseline"])
+    new = make_baseline(base["run_dir"])
+    _drop_one_probe_in(new, "full_context", 5)  # Δ = -5/64 spread over 5 of 8 users: shown on its own at 95%
+    one = compare(old, new, GateSpec(metrics={"evidence_recall": Tolerance()}), [])
+    row = next(d for d in one.deltas if (d.strategy, d.category, d.metric) == ("full_context", "all", "evidence_recall"))
+    family = [d for d in one.deltas if d.gated and d.p_value == d.p_value]
+    assert len(family) == 2 and row.p_value < 0.025
+    assert row.raw_regression and row.regression and one.exit_code == EXIT_REGRESSION
+    assert row.p_adjusted == pytest.approx(min(1.0, 2 * row.p_value)) and "Holm-adjusted p" in row.reason
+    # the same drop among many gated comparisons: raw regression, not one for the check as a whole
+    many = {c: Tolerance() for c in ("evidence_recall", "content_recall", "provenance_recall", "answer_correct",
+                                     "answer_f1", "false_abstention", "errored", "context_tokens")}
+    wide = compare(old, new, GateSpec(metrics=many, answer_metrics="gate"), [])
+    row = next(d for d in wide.deltas if (d.strategy, d.category, d.metric) == ("full_context", "all", "evidence_recall"))
+    m = len([d for d in wide.deltas if d.gated and d.p_value == d.p_value])
+    assert m >= 14 and row.p_adjusted == pytest.approx(min(1.0, m * row.p_value))
+    assert row.raw_regression and not row.regression and wide.exit_code == EXIT_OK
+    assert "not after the Holm correction" in row.reason
+    assert f"0 regression(s) (Holm over {m} gated comparisons, family-wise 95%) (1 uncorrected)" in wide.summary()
+    md = wide.to_markdown()
+    assert "Raw regressions not confirmed after the correction (1)" in md and "| raw verdict | verdict |" in md
+    # correction: none gives the raw verdicts
+    raw = compare(old, new, GateSpec(metrics=many, answer_metrics="gate", correction="none"), [])
+    assert raw.exit_code == EXIT_REGRESSION and [d.metric for d in raw.regressions] == ["evidence_recall"]
+    # a broken floor is not a test: it stays a regression whatever the family size
+    floor = dict(many, evidence_recall=Tolerance(floor=0.99, max_drop=None))
+    assert compare(old, new, GateSpec(metrics=floor, answer_metrics="gate"), []).exit_code == EXIT_REGRESSION
+
+
+def test_answer_metrics_of_the_offline_answerer_are_shown_not_gated(base):
+    old = load_baseline(base["baseline"])
+    new = make_baseline(base["run_dir"])
+    assert new.offline_answers is True
+    for p in new.probes:
+        if p.strategy == "message_rag":
+            p.scores["answer_correct"] = 0.0
+    tol = {"answer_correct": Tolerance(), "evidence_recall": Tolerance()}
+    auto = compare(old, new, GateSpec(metrics=tol), [])
+    assert auto.exit_code == EXIT_OK, auto.summary()
+    row = next(d for d in auto.deltas if (d.strategy, d.category, d.metric) == ("message_rag", "all", "answer_correct"))
+    assert row.diff < -0.3 and not row.gated and not row.regression and row.not_gated_because.startswith("offline")
+    assert any("answer metrics shown, not gated" in n and "answer_correct" in n for n in auto.notes)
+    assert "(not gated: offline answerer)" in auto.to_markdown()
+    gated = compare(old, new, GateSpec(metrics=tol, answer_metrics="gate"), [])
+    assert gated.exit_code == EXIT_REGRESSION and [d.metric for d in gated.regressions] == ["answer_correct"]
+    new.offline_answers = False  # a real answering model: gated by default
+    old.offline_answers = False
+    assert compare(old, new, GateSpec(metrics=tol), []).exit_code == EXIT_REGRESSION

@@ -229,6 +229,10 @@ def test_report_renders_in_headless_chromium(report_file: Path, tmp_path: Path):
     loaded = re.search(r'data-plots-loaded="(\d+)"', body.group(0))
     assert loaded, "the report's load script did not run"
     assert declared >= 5 and int(loaded.group(1)) == declared, "every plot must decode in the browser"
+    # the small report fits a narrow page too (Chromium's default 800 px window)
+    assert re.search(r'data-too-wide="0"', body.group(0)), body.group(0)
+    page, scroll = (int(re.search(rf'{k}="(\d+)"', body.group(0)).group(1)) for k in ("data-page-width", "data-scroll-width"))
+    assert scroll <= page
     shot = tmp_path / "report.png"
     _chromium(f"--screenshot={shot}", "--window-size=1400,3000", url)
     pixels = plt.imread(shot)
@@ -251,3 +255,106 @@ def test_a_probe_case_shows_the_judge_verdict_and_marks_items_citing_any_evidenc
     page = _html_case(case)
     assert "says &lt;b&gt;Porto&lt;/b&gt;" in page and "<b>Porto</b>" not in page
     assert "not in context: t9" in page
+
+
+# ---- 20 strategies: the report stays readable -------------------------------------------------
+
+TWENTY = ([{"name": "no_memory"}, {"name": "full_context"}, {"name": "oracle"}]
+          + [{"name": f"recent_window_last_{n}_messages", "short_term": {"type": "recent_window", "n": n}} for n in (1, 2, 3, 4, 6, 8)]
+          + [{"name": f"message_rag_top_{k}", "preset": "message_rag", "retriever": {"type": "vector", "k": k}} for k in (1, 2, 4, 8)]
+          + [{"name": f"fact_rag_top_{k}_in_memory", "preset": "fact_rag", "store": {"type": "in_memory"},
+              "retriever": {"type": "vector", "k": k}} for k in (1, 3, 8)]
+          + [{"name": f"summary_every_{n}_steps", "short_term": {"type": "summarizing",
+                                                               "trigger": {"type": "every_n_steps", "n": n}, "keep_recent": 2}}
+             for n in (2, 4, 6)]
+          + [{"name": "agent_chat"}])
+
+
+@pytest.fixture(scope="module")
+def twenty(tmp_path_factory) -> Path:
+    """A run of 20 strategies (long names, long component lists) on two users of the fixture."""
+    import copy
+
+    tmp = tmp_path_factory.mktemp("twenty")
+    data = copy.deepcopy(DATASET)
+    second = copy.deepcopy(data["conversations"][0])
+    second["id"] = second["namespace"] = "lea-2"
+    second["sessions"][1]["turns"][2]["text"] = "I also adopted a cat. Her name is Bolacha."
+    data["conversations"].append(second)
+    path = tmp / "twenty.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    cfg = RunConfig.model_validate({
+        "name": "twenty", "description": "Twenty strategies side by side: does the report stay readable?",
+        "datasets": [str(path)], "output_dir": str(tmp / "results"), "embedding_cache": str(tmp / "emb.npz"),
+        "strategies": TWENTY})
+    assert len(TWENTY) == 20
+    return report_html([Runner(cfg, progress=False).run()], tmp / "twenty.html")
+
+
+def _layout(report: Path, width: int) -> dict[str, str]:
+    """The body attributes the report's load script sets, in Chromium at ``width`` px."""
+    dom = _chromium("--virtual-time-budget=5000", f"--window-size={width},1000", "--dump-dom", report.resolve().as_uri())
+    body = re.search(r"<body[^>]*>", dom.stdout)
+    assert body, f"chromium printed no DOM (rc {dom.returncode}): {dom.stderr[-500:]}"
+    return dict(re.findall(r'(data-[\w-]+)="([^"]*)"', body.group(0)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1400, 900])
+def test_twenty_strategies_fit_the_page_and_every_plot_renders(twenty: Path, width: int, tmp_path: Path):
+    attrs = _layout(twenty, width)
+    assert "data-too-wide" in attrs, "the report's layout check did not run"
+    assert attrs["data-too-wide"] == "0", f"elements wider than the page at {width}px: {attrs['data-too-wide-first']}"
+    assert int(attrs["data-scroll-width"]) <= int(attrs["data-page-width"]), "the page scrolls sideways"
+    assert int(attrs["data-plots"]) >= 6 and attrs["data-plots-loaded"] == attrs["data-plots"]
+    if width == 1400:
+        import matplotlib.pyplot as plt
+
+        shot = tmp_path / "twenty.png"
+        _chromium(f"--screenshot={shot}", "--window-size=1400,4000", twenty.resolve().as_uri())
+        assert plt.imread(shot)[..., :3].std() > 0.05, "the screenshot is blank"
+
+
+@pytest.mark.slow
+def test_twenty_strategies_read_as_rows_with_answers_apart(twenty: Path):
+    page = twenty.read_text(encoding="utf-8")
+    metrics = page.split('<section id="metrics">')[1].split("</section>")[0]
+    memory, answers = metrics.split("What the answering model made of it")
+    assert "str.recall" in memory and "answer" not in memory.split("</thead>")[0]
+    assert 'class="warn"' in answers and "offline extractive stand-in" in answers and "answer† ↑" in answers
+    assert all(f"<td>{s['name']}</td>" in memory for s in TWENTY)
+    assert '<span class="ci">' in memory  # intervals on a line of their own: narrow columns
+    assert "<caption>" not in page  # captions below the scroll box, wrapping to the page
+
+
+def test_one_colour_per_strategy_the_same_in_every_plot():
+    from memlab.plots import strategy_colors
+
+    labels = [f"s{i}" for i in range(20)]
+    colors = strategy_colors(labels)
+    assert len(set(colors.values())) == 20
+    assert [colors[x] for x in labels[:10]] == list(strategy_colors(labels[:10]).values())  # a small report's colours kept
+    assert len(set(strategy_colors([f"s{i}" for i in range(31)]).values())) == 31
+    assert strategy_colors(["a", "b", "a"]) == strategy_colors(["a", "b"])
+
+
+def test_many_strategies_become_a_ranked_dot_plot_and_few_get_labels_that_do_not_overlap():
+    import pandas as pd
+
+    from memlab.plots import MANY, place_labels, recall_vs_tokens_figure
+
+    many = pd.DataFrame({"recall": [i / 20 for i in range(20)], "ci_low": [0.0] * 20, "ci_high": [1.0] * 20,
+                         "tokens": [100.0 + i for i in range(20)]}, index=[f"strategy_{i:02d}" for i in range(20)])
+    fig = recall_vs_tokens_figure(many, "t", "f", mark_pareto=True)
+    ax = fig.axes[0]
+    assert len(fig.axes) == 2 and [t.get_text() for t in ax.get_yticklabels()][0] == "strategy_19"  # best first, top
+    few = many.iloc[:MANY].assign(recall=0.5, tokens=100.0)  # eight strategies on one spot
+    fig = recall_vs_tokens_figure(few, "t", "f")
+    texts = [t for t in fig.axes[0].texts if t.get_text().startswith("strategy_")]
+    assert len(texts) == MANY
+    from matplotlib.text import Text
+
+    renderer = fig.canvas.get_renderer()
+    boxes = [Text.get_window_extent(t, renderer) for t in texts]  # the label itself, not its leader line
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]), "labels overlap"
+    assert callable(place_labels)

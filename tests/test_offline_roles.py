@@ -5,6 +5,8 @@ The embedder is the real all-MiniLM-L6-v2 (numpy, cached per process), as in a r
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memlab.offline.answer import ABSTAIN, answer, question_type
@@ -140,14 +142,48 @@ class _CountingSimilarity(Similarity):
         return super().embed(texts)
 
 
-def test_answer_on_a_long_history_embeds_a_bounded_shortlist() -> None:
-    from memlab.offline.answer import SHORTLIST
-
-    filler = [f"[2024-01-{1 + i % 28:02d}] Noor: The weather report number {i} said clouds." for i in range(400)]
-    ctx = "\n".join(filler[:200] + ["[2024-02-01] Noor: My landlord is called Mr. Haddad."] + filler[200:])
-    sim = _CountingSimilarity()
+def test_answer_finds_a_paraphrase_in_a_long_history_and_embeds_each_line_once(sim: Similarity) -> None:
+    """Every line is a candidate (a lexical shortlist dropped this evidence from 400 lines that share
+    the user's name with the question); the shared cache embeds each distinct line once."""
+    filler = [f"[2024-01-{1 + i % 28:02d}] Noor: The weather report number {i} said clouds again." for i in range(400)]
+    ctx = "\n".join(filler[:200] + ["[2024-02-01] Noor: The flat belongs to Mr. Haddad, who lives upstairs."] + filler[200:])
+    emb = sim.embedder
     assert answer(ctx, "What is the name of Noor's landlord?", sim) == "Mr Haddad"
-    assert max(sim.batches) <= SHORTLIST + 1  # the question plus the shortlist
+    misses = emb.misses
+    for q in ("Who owns Noor's flat?", "What is the name of Noor's landlord?", "Who lives upstairs from Noor?"):
+        answer(ctx, q, sim)
+    assert emb.misses - misses <= 2, "history lines embedded again"  # only the two new questions
+
+
+def test_a_longer_context_does_not_make_an_answer_worse_on_the_dev_set(sim: Similarity) -> None:
+    """datasets/dev only: every probe answered right from its evidence turns alone stays right with
+    the whole conversation so far in front of it, and the other dev conversations too."""
+    from memlab.datasets.io import load_dataset
+    from memlab.scoring import gold_present
+    from memlab.units import turn_events
+
+    ds = load_dataset(Path(__file__).resolve().parents[1] / "datasets" / "dev" / "dev.yaml")
+    lines = {c.id: [e.line for e in turn_events(c)] for c in ds.conversations}
+    checked, worse = 0, []
+    for conv in ds.conversations:
+        events = turn_events(conv)
+        ids = [e.turn.id for e in events]
+        others = [line for c, ls in lines.items() if c != conv.id for line in ls]
+        for probe in conv.probes:
+            gold = [g.forms() for g in probe.gold]
+            if not gold or not probe.evidence:
+                continue
+            short = "\n".join(e.line for e in events if e.turn.id in probe.evidence)
+            if not gold_present(answer(short, probe.question, sim), gold, probe.gold_match):
+                continue
+            history = [e.line for e in events[: ids.index(probe.after_turn) + 1]]
+            for long in ("\n".join(history), "\n".join(others[: len(others) // 2] + history + others[len(others) // 2:])):
+                checked += 1
+                got = answer(long, probe.question, sim)
+                if not gold_present(got, gold, probe.gold_match):
+                    worse.append((probe.id, probe.question, got))
+    assert checked >= 40 and not worse, worse
+
 
 def test_record_episode_is_extractive_goal_steps_outcome():
     from memlab.offline.episode import record_episode

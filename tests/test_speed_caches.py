@@ -10,7 +10,8 @@ from memlab.config import RunConfig
 from memlab.datasets.io import load_dataset
 from memlab.recorder import read_jsonl
 from memlab.runner import Runner
-from memlab.scoring import gold_written
+from memlab.ceiling import CeilingSources, probe_events
+from memlab.units import turn_events
 from memlab.tokens import SHORT_TEXT, count_tokens, encoding
 
 
@@ -62,16 +63,18 @@ def test_gold_written_shared_by_strategies_equals_a_fresh_scan_per_probe(tmp_pat
         "embedding_cache": str(tmp_path / "emb.npz"), "model": {"provider": "offline"},
         "strategies": [{"name": "no_memory"}, {"name": "recent_window"}], "executor": {"type": "serial"}})
     run = Runner(cfg, progress=False).run()
-    conv = load_dataset(ds_path).conversations[0]
-    texts = [t.text for _, t in conv.turns()]
-    ids = [t.id for _, t in conv.turns()]
+    ds = load_dataset(ds_path)
+    conv = ds.conversations[0]
+    events = turn_events(conv)
     probes = {p.id: p for p in conv.probes}
     rows = read_jsonl(run / "probes.jsonl")
     assert len(rows) == 8
     seen = set()
     for row in rows:
         probe = probes[row["probe_id"]]
-        upto = texts[: ids.index(probe.after_turn) + 1]
-        assert row["gold_written"] == gold_written([g.forms() for g in probe.gold], probe.gold_match, upto)
+        upto = probe_events(ds.name, conv, events, probe.after_turn)
+        asked = next(e.timestamp for _, e, _ in upto[::-1])
+        fresh = CeilingSources().attested([g.forms() for g in probe.gold], probe.gold_match, upto, asked)
+        assert row["gold_written"] == fresh
         seen.add(row["gold_written"])
     assert seen == {True, False}, "probes whose gold is and is not written yet"

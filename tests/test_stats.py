@@ -1,4 +1,5 @@
-"""Conversation-clustered intervals, paired comparisons, and the tables and CLI that show them."""
+"""User-clustered intervals (cluster-robust t, the former percentile bootstrap), paired comparisons,
+Holm's correction, and the tables and CLI that show them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 
 from memlab.cli import main
 from memlab.results import load_run
-from memlab.stats import Bootstrap, cluster_bootstrap, paired_compare, verdict
+from memlab.stats import (Bootstrap, Intervals, cluster_bootstrap, cluster_interval, cluster_t_interval, holm,
+                          holm_adjusted, p_value, paired_compare, t_cdf, t_quantile, verdict)
 
 
 def test_cluster_bootstrap_is_seeded_and_brackets_the_mean():
@@ -68,7 +70,68 @@ def test_verdict_needs_the_interval_to_exclude_zero():
     assert verdict(0.0, 0.3, True) == "not shown at 95%"
     assert verdict(-0.3, -0.1, True) == "B better"
     assert verdict(float("nan"), float("nan"), True) == "not shown at 95%"
-    assert Bootstrap(500, seed=3).caption() == "95% CI: bootstrap over conversations, 500 resamples, seed 3"
+    assert Bootstrap(500, seed=3, method="bootstrap").caption() == (
+        "95% CI: percentile bootstrap over users (memory namespaces), 500 resamples, seed 3")
+    assert Intervals().caption().startswith("95% CI: cluster-robust t over users")
+    with pytest.raises(ValueError, match="cluster_t, bootstrap"):
+        Intervals(method="bca")
+
+
+def test_t_quantiles_match_the_tables():
+    # Student's t 97.5% quantiles from any statistics table; non-integer df by interpolation's neighbours
+    for df, q in ((1, 12.7062), (2, 4.3027), (3, 3.1824), (7, 2.3646), (10, 2.2281), (30, 2.0423), (1000, 1.9623)):
+        assert t_quantile(0.975, df) == pytest.approx(q, abs=1e-4)
+    assert t_quantile(0.995, 5) == pytest.approx(4.0321, abs=1e-4)
+    assert t_quantile(0.025, 7) == pytest.approx(-2.3646, abs=1e-4)
+    assert t_quantile(0.975, 3) < t_quantile(0.975, 2.5) < t_quantile(0.975, 2)
+    assert t_cdf(0.0, 4) == pytest.approx(0.5) and t_cdf(2.3646, 7) == pytest.approx(0.975, abs=1e-5)
+
+
+def test_cluster_t_interval_is_the_cluster_robust_formula():
+    # equal sizes: CR2 = CR1 = G/(G-1) Σ e_g² / N², df = G - 1
+    x = np.array([1, 1, 1, 0, 0, 0] + [1, 1, 1, 1, 0, 0] + [1, 1, 0, 0, 0, 0] + [0, 1, 0, 1, 0, 1], dtype=float)
+    cl = [g for g in range(4) for _ in range(6)]
+    mean = x.mean()
+    sums = np.array([x[6 * g:6 * g + 6].sum() for g in range(4)])
+    se = np.sqrt(4 / 3 * ((sums - 6 * mean) ** 2).sum() / 24 ** 2)
+    m, lo, hi = cluster_t_interval(x, cl)
+    assert m == pytest.approx(mean)
+    assert (lo, hi) == pytest.approx((mean - 3.1824 * se, mean + 3.1824 * se), abs=1e-4)
+    assert cluster_interval(x, cl) == (m, lo, hi)  # the default method
+    assert cluster_interval(x, cl, Intervals(300, method="bootstrap")) == cluster_bootstrap(x, cl, Intervals(300))
+    # a share's interval stays inside [0, 1]; one cluster gives none; NaN values are dropped
+    m, lo, hi = cluster_t_interval([1, 1, 1, 1, 0, 1, 1, 1], [0, 0, 1, 1, 2, 2, 3, 3])
+    assert 0.0 <= lo < m < hi == 1.0
+    assert all(np.isnan(cluster_t_interval([1.0, 0.0], ["c", "c"])[1:]))
+    assert cluster_t_interval([1.0, np.nan, 0.0, 1.0], ["a", "a", "b", "b"])[0] == pytest.approx(2 / 3)
+
+
+def test_unequal_cluster_sizes_get_fewer_degrees_of_freedom():
+    # one big user and three small ones: the interval is wider than t(G-1) would make it
+    x = np.array([1.0] * 20 + [0.0] * 10 + [1.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    cl = [0] * 30 + [1, 1, 2, 2, 3, 3]
+    m, lo, hi = cluster_t_interval(x, cl)
+    from memlab.stats import _cluster_sums, cr2_variance
+
+    _, sums, counts = _cluster_sums(x, cl)
+    var, df = cr2_variance(sums, counts)
+    assert df < 3
+    assert hi - lo > 2 * t_quantile(0.975, 3) * np.sqrt(var) - 1e-9 or hi == 1.0
+
+
+def test_p_value_agrees_with_the_interval_and_holm_controls_the_family():
+    rng = np.random.default_rng(1)
+    cl = [g for g in range(8) for _ in range(10)]
+    for shift in (0.0, 0.15, 0.4):
+        d = rng.normal(shift, 0.5, 80)
+        _, lo, hi = cluster_t_interval(d, cl)
+        assert (p_value(d, cl) < 0.05) == (lo > 0 or hi < 0)
+    assert p_value(np.zeros(80), cl) == 1.0 and p_value(np.full(80, 0.5), cl) == 0.0
+    # Holm: step-down; NaNs are not tested and not counted
+    assert holm([0.01, 0.04, 0.03, float("nan")]) == [True, False, False, False]
+    assert holm([0.001, 0.02, 0.5]) == [True, True, False]
+    assert holm_adjusted([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert [a <= 0.05 for a in holm_adjusted([0.001, 0.02, 0.5])] == holm([0.001, 0.02, 0.5])
 
 
 def _write_run(path: Path, *, metrics: list[str] | None = None) -> Path:
@@ -109,7 +172,8 @@ def test_compare_pairs_probes_by_conversation(tmp_path):
     row = cmp.set_index("metric").loc["answer_correct"]
     assert (row["n"], row["conversations"], row["a_only"], row["b_only"]) == (17, 6, 6, 0)
     assert row["diff"] == pytest.approx(6 / 17) and row["verdict"] == "A better"
-    assert "bootstrap over conversations, 300 resamples" in cmp.attrs["caption"]
+    assert "cluster-robust t over users" in cmp.attrs["caption"]
+    assert row["p_value"] < 0.05
     by_cat = res.compare("A", "B", metrics=["update_answer"])
     assert set(by_cat["category"]) == {"all", "knowledge_update"}
     assert "update_answer.current_only" in set(by_cat["metric"])
@@ -126,7 +190,7 @@ def test_compare_all_runs_every_strategy_against_the_reference(tmp_path):
 def test_tables_state_ci_method_aggregation_and_ceiling(tmp_path):
     res = load_run(_write_run(tmp_path / "run"))
     mt = res.metrics_table(by_category=False)
-    assert set(mt["ci_method"].dropna()) - {""} == {"95% CI: bootstrap over conversations, 300 resamples, seed 0"}
+    assert set(mt["ci_method"].dropna()) - {""} == {Intervals().caption()}
     a = mt[mt["strategy"] == "A"].set_index("metric")
     assert a.loc["update_answer.current_only", "aggregation"] == "proportions"
     assert a.loc["update_answer.current_only", "mean"] == 1.0
@@ -140,7 +204,7 @@ def test_tables_state_ci_method_aggregation_and_ceiling(tmp_path):
     assert a.loc["provenance_recall", "description"].startswith("provenance recall")
     assert res.ceilings().loc["d", "evidence_recall"] == pytest.approx(2 / 3)
     summary = res.summary()
-    assert summary.attrs["caption"].startswith("95% CI: bootstrap over conversations")
+    assert summary.attrs["caption"].startswith("95% CI: cluster-robust t over users")
     assert summary.loc["A", "evidence_recall_ceiling"] == pytest.approx(2 / 3)
 
 
@@ -155,9 +219,50 @@ def test_report_cli_prints_paired_tables(tmp_path, capsys):
     run = _write_run(tmp_path / "run", metrics=["answer_correct"])
     assert main(["report", str(run), "--compare", "A", "B"]) == 0
     out = capsys.readouterr().out
-    assert "A (A) vs B (B), paired" in out and "A better" in out and "bootstrap over conversations" in out
+    assert "A (A) vs B (B), paired" in out and "A better" in out and "cluster-robust t over users" in out
     assert (run / "ceilings.csv").exists() and "ci_method" in (run / "summary.csv").read_text()
     assert main(["report", str(run), "--reference", "B"]) == 0
     assert "every strategy (A) vs B (B)" in capsys.readouterr().out
     assert main(["report", str(run), "--compare", "A", "Bee"]) == 2
     assert "no strategy 'Bee'" in capsys.readouterr().err
+
+
+def test_intervals_cluster_by_user_not_by_conversation(tmp_path):
+    """Conversations of one user share a namespace (and its memory): they are one cluster."""
+    run = _write_run(tmp_path / "run")
+    # c0..c5 become the threads of three users, u0 = c0+c1, u1 = c2+c3, u2 = c4+c5: one unit per user
+    units = []
+    for s in ("A", "B"):
+        for k in range(3):
+            units.append({"run_id": "r1", "attempt": f"{s}u{k}", "strategy": s, "dataset": "d", "event": "end",
+                          "namespace": f"u{k}", "conversation_ids": [f"c{2 * k}", f"c{2 * k + 1}"],
+                          "conversation_id": None, "status": "ok", "at": "2024-01-01T00:00:00"})
+    probes = [json.loads(line) for line in (run / "probes.jsonl").read_text().splitlines()]
+    for pr in probes:
+        pr["attempt"] = f"{pr['strategy']}u{int(pr['conversation_id'][1]) // 2}"
+    (run / "units.jsonl").write_text("".join(json.dumps(u) + "\n" for u in units))
+    (run / "probes.jsonl").write_text("".join(json.dumps(pr) + "\n" for pr in probes))
+    res = load_run(run)
+    assert len(res.probes) == len(probes)
+    assert res.cluster_of("d", "c3") == ("d", "u1")
+    mt = res.metrics_table(by_category=False).set_index(["strategy", "metric"])
+    assert mt.loc[("B", "answer_correct"), "conversations"] == 3
+    cmp = res.compare("A", "B", metrics=["answer_correct"], by_category=False).set_index("metric")
+    assert cmp.loc["answer_correct", "conversations"] == 3
+    # the interval is the cluster-robust t over the 3 users (t with 2 df), not over the 6 threads
+    probes = res.probes
+    b = probes[probes["strategy"] == "B"]
+    expected = cluster_t_interval(b["answer_correct"], [res.cluster_of("d", c) for c in b["conversation_id"]])
+    assert (mt.loc[("B", "answer_correct"), "ci_low"], mt.loc[("B", "answer_correct"), "ci_high"]) == pytest.approx(expected[1:])
+    by_thread = cluster_t_interval(b["answer_correct"], list(b["conversation_id"]))
+    assert expected[1:] != pytest.approx(by_thread[1:])
+
+
+def test_the_bootstrap_method_is_still_selectable(tmp_path):
+    run = _write_run(tmp_path / "run")
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["config"]["intervals"] = "bootstrap"
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    res = load_run(run)
+    assert res.intervals.method == "bootstrap" and res.intervals.n_boot == 300
+    assert "percentile bootstrap over users" in res.summary().attrs["caption"]

@@ -7,12 +7,17 @@ the span the question asks for, or abstain.
    from a line: questions, one-off requests, and text aimed at the assistant's rules (injection).
    A fragment right after a question ("Graz." after "Where did you grow up?") is read together
    with it. Each distinct line is read once per process (memoised), so a probe costs one scan
-   and one embedding batch of at most ``SHORTLIST`` lines (the best by lexical coverage).
+   and one embedding batch of its lines (each distinct line embedded once per run: the shared
+   cache), so a line that paraphrases the question is found in a long history as in a short one.
 2. Support of a line = cosine(question, line) + idf-weighted coverage of the question's content
    words (a word on every line, like the user's own name, weighs almost nothing) + a bonus when
    the line holds a span of the type the question asks for (a date for "when"...).
-3. Among lines whose support is close to the best (within ``CONFLICT_MARGIN``) the most recent
-   wins: later memories supersede earlier ones.
+3. The answer type filters the candidates (classic question answering): for a when / where /
+   who / how-many question, when some line about the question (sharing a topic word, or with a
+   cosine of at least ``MIN_COSINE``) states a span of that type, only such lines compete. Among
+   the candidates whose support is close to the best (within ``CONFLICT_MARGIN``) the most recent
+   wins: later memories supersede earlier ones (a line that states no value of the asked type
+   cannot supersede one that does).
 4. Abstain ("I don't know") when the chosen line shares no *topic* word with the question (its
    content words other than names: a name says whose fact is asked, not which) and the cosine
    is below ``MIN_COSINE``: the context is about something else.
@@ -42,9 +47,8 @@ MIN_COSINE = SAME_TOPIC
 "same topic" level the slot rule uses)."""
 CONFLICT_MARGIN = 0.1
 """Support gap within which two lines count as answering the same question (then the newer wins)."""
-SHORTLIST = 16
-"""Lines embedded per probe at most: the best by lexical coverage (newest first on ties). A long
-history (full context) would otherwise cost an embedding of every line it holds."""
+TYPED_KINDS = frozenset({"when", "where", "number", "name"})
+"""Question kinds whose answer is a typed span (a date, a place, a number, a name)."""
 TYPE_MATCH = 0.2
 """Support bonus for holding the kind of span asked for: a line without a date cannot say when."""
 _LINE = re.compile(r"^(?:\[(?P<date>[^\]]+)\]\s*)?(?:(?P<speaker>[A-Z][\w .'-]{0,30}):\s+)?(?P<text>.+)$")
@@ -142,18 +146,27 @@ def answer(context: str, question: str, sim: Similarity) -> str:
     kind = question_type(question)
     asked = {w for n in names(question) for w in (n.lower(), *words(n))} | set(words(question))
     focus = content_lemmas(question)
+    topic = focus - {w.lower() for n in names(question) for w in words(n)}
     idf = idf_weights([d for *_, d in lines])
     cover = [coverage(focus, d, idf) for *_, d in lines]
-    if len(lines) > SHORTLIST:
-        keep = sorted(sorted(range(len(lines)), key=lambda i: (cover[i], i), reverse=True)[:SHORTLIST])
-        lines, cover = [lines[i] for i in keep], [cover[i] for i in keep]
     docs = [d for *_, d in lines]
+    # every line is a candidate: a lexical shortlist would drop a paraphrase of the question from a
+    # long history that a short one keeps (each line is embedded once: the shared cache)
     cos = sim.cosine(question, [undated for _, undated, _, _ in lines])
-    support = [float(c) + v + (TYPE_MATCH if _typed_spans(kind, text, date, asked) else 0.0)
-               for c, v, (date, _, text, _) in zip(cos, cover, lines, strict=True)]
-    best = max(support)
-    pick = max((i for i, s in enumerate(support) if s >= best - CONFLICT_MARGIN), key=lambda i: (lines[i][0], i))
-    topic = focus - {w.lower() for n in names(question) for w in words(n)}
+    typed = [bool(_typed_spans(kind, text, date, asked)) for date, _, text, _ in lines]
+    support = [float(c) + v + (TYPE_MATCH if t else 0.0) for c, v, t in zip(cos, cover, typed, strict=True)]
+    relevant = [i for i in range(len(lines)) if topic & docs[i] or cos[i] >= MIN_COSINE]
+    # the answer type filters candidates, as in classic question answering: when a line about the
+    # question states a span of the kind asked for (a date for "when"), a line that states none
+    # cannot answer it, however well it matches the question's words — a longer context holds more
+    # such lines, and the answer must not get worse for them
+    pool = [i for i in relevant if typed[i]] if kind in TYPED_KINDS else []
+    pool = pool or list(range(len(lines)))
+    best = max(support[i] for i in pool)
+    near = [i for i in pool if support[i] >= best - CONFLICT_MARGIN]
+    # recency settles a conflict between lines that each state a value of the asked kind (a newer
+    # value supersedes an older one); a line that states none cannot supersede one that does
+    pick = max([i for i in near if typed[i]] or near, key=lambda i: (lines[i][0], i))
     if not topic & docs[pick] and cos[pick] < MIN_COSINE:
         return ABSTAIN
     date, _, text, _ = lines[pick]

@@ -7,9 +7,9 @@ under test can therefore never move the metrics.
 
 from memlab.scoring.abstention import is_abstention
 from memlab.scoring.answers import normalize_answer, token_f1
-from memlab.scoring.attestation import gold_written
+from memlab.scoring.attestation import gold_attested, gold_written
 from memlab.scoring.matching import any_gold_form, contains, gold_present, part_present
 from memlab.scoring.values import canonical, canonical_tokens
 
-__all__ = ["any_gold_form", "canonical", "canonical_tokens", "contains", "gold_present", "gold_written",
+__all__ = ["any_gold_form", "canonical", "canonical_tokens", "contains", "gold_attested", "gold_present", "gold_written",
            "is_abstention", "normalize_answer", "part_present", "token_f1"]
