@@ -138,9 +138,9 @@ def test_recency_returns_the_newest_memories_whatever_the_question(roles):
 def test_every_registered_component_is_exercised_somewhere():
     """A new component must come with a test: this list is what the tests of this package cover."""
     load_families()
-    covered = {  # here, in test_agent.py, test_oracle.py, test_lifecycle.py and the test_presets_*.py files
-        "short_term": {"full_history", "recent_window", "rolling_summary", "summarizing", "invocation_summaries",
-                       "evidence_oracle"},
+    covered = {  # here, in test_agent.py, test_oracle.py, test_lifecycle.py, test_threads.py and the test_presets_*.py files
+        "short_term": {"full_history", "all_threads", "recent_window", "rolling_summary", "summarizing",
+                       "invocation_summaries", "evidence_oracle"},
         "agent": {"react"},
         "extractor": {"post_turn", "gated", "verbatim", "post_pass", "agent_tool", "oracle", "noisy_oracle",
                       "pattern", "summary_entities", "hot_path", "opportunistic"},
