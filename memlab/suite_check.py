@@ -19,10 +19,12 @@ contrast         better side  vs  worse side (everything else equal)            
 ===============  ======================================================================  =================
 
 Per contrast: the paired difference in string recall (better − worse) over the same probes, its
-interval clustered by user, **detected** when the interval excludes 0 in the known direction, and
-the **minimum detectable difference** at 80% power for that dataset's number of users, from the
-observed cluster-robust standard error: ``(t(1−α/2, G−1) + t(0.8, G−1)) · SE``. A contrast with no
-scoreable probes (no cross-thread probes, say) is reported as such.
+95% interval clustered by user (the cluster-robust t interval every memlab table prints),
+**detected** when the interval excludes 0 in the known direction, and the **minimum detectable
+difference** at 80% power for that dataset's number of users, from the observed cluster-robust
+standard error: ``(t(1−α/2, df) + t(0.8, df)) · SE`` with the interval's degrees of freedom (G − 1
+for equal cluster sizes). A contrast with no scoreable probes (no cross-thread probes, say) is
+reported as such.
 
 The metric is string recall only: it depends on what the context holds, not on any answering
 model, so the check says what the *data* can detect.
@@ -127,34 +129,34 @@ def strategies(contrasts: tuple[Contrast, ...] | list[Contrast] = CONTRASTS) -> 
     return list(out.values())
 
 
-def cluster_se(values: np.ndarray, clusters: list[Any]) -> float:
-    """Cluster-robust standard error of the mean of ``values`` (CR1: the G/(G−1) correction)."""
-    x = np.asarray(values, dtype=float)
-    n = x.size
-    codes = pd.factorize(pd.Series([repr(c) for c in clusters]))[0]
-    g = int(codes.max()) + 1 if n else 0
-    if g < 2:
-        return float("nan")
-    resid = np.bincount(codes, weights=x - x.mean(), minlength=g)
-    return float(math.sqrt(g / (g - 1) * float((resid ** 2).sum())) / n)
+def difference_se(values: np.ndarray, clusters: list[Any]) -> tuple[float, float]:
+    """(standard error, degrees of freedom) of the mean of per-probe differences, clustered by
+    user: the same CR2 variance and Bell–McCaffrey df as every interval memlab prints
+    (:mod:`memlab.stats`)."""
+    from memlab.stats import _cluster_sums, cr2_variance
+
+    _, sums, counts = _cluster_sums(values, clusters)
+    if sums.size < 2:
+        return float("nan"), float("nan")
+    var, df = cr2_variance(sums, counts)
+    return (math.sqrt(var), df) if math.isfinite(var) else (float("nan"), float("nan"))
 
 
-def minimum_detectable(se: float, users: int, alpha: float = 0.05, power: float = 0.8) -> float:
+def minimum_detectable(se: float, df: float, alpha: float = 0.05, power: float = 0.8) -> float:
     """The smallest true difference a two-sided test at ``alpha`` finds with probability ``power``
-    when its standard error is ``se`` and there are ``users`` clusters (t with G − 1 degrees of freedom)."""
-    from scipy import stats as st
+    when its standard error is ``se`` (t with ``df`` degrees of freedom: G − 1 for equal sizes)."""
+    from memlab.stats import t_quantile
 
-    if users < 2 or not math.isfinite(se) or se == 0:
+    if not (math.isfinite(se) and math.isfinite(df)) or se == 0 or df <= 0:
         return float("nan")  # no interval, or no variation to size a test by
-    df = users - 1
-    return float((st.t.ppf(1 - alpha / 2, df) + st.t.ppf(power, df)) * se)
+    return float((t_quantile(1 - alpha / 2, df) + t_quantile(power, df)) * se)
 
 
 def score(run_dir: str | Path, dataset: str | None = None, n_boot: int = 2000,
           contrasts: tuple[Contrast, ...] | list[Contrast] = CONTRASTS) -> list[ContrastResult]:
     """The contrasts of a finished suite-check run, per dataset (or only ``dataset``)."""
     from memlab.results import load_run
-    from memlab.stats import Bootstrap, paired_compare
+    from memlab.stats import Intervals, paired_compare
 
     res = load_run(run_dir)
     probes = res.probes
@@ -181,16 +183,16 @@ def score(run_dir: str | Path, dataset: str | None = None, n_boot: int = 2000,
                                           False, nan, note))
                 continue
             x, y = a[METRIC].to_numpy(float), b[METRIC].to_numpy(float)
-            paired = paired_compare(x, y, users, higher_is_better=True, spec=Bootstrap(n_boot=n_boot, seed=0))
+            paired = paired_compare(x, y, users, higher_is_better=True, spec=Intervals(n_boot=n_boot, seed=0))
             g = len(set(users))
-            se = cluster_se(x - y, users)
+            se, df = difference_se(x - y, users)
             detected = bool(paired.ci_low > 0)
             note = "" if detected else ("fewer than 2 users: no interval" if g < 2 else
                                         "the better side did not win: the data does not exercise this mechanism"
                                         if paired.diff <= 0 else "interval includes 0")
             out.append(ContrastResult(str(ds), c.name, c.better["name"], c.worse["name"], int(len(x)), g,
                                       float(x.mean()), float(y.mean()), paired.diff, paired.ci_low, paired.ci_high,
-                                      detected, minimum_detectable(se, g), note))
+                                      detected, minimum_detectable(se, df), note))
     return out
 
 

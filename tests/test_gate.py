@@ -194,7 +194,7 @@ def test_judge_prompt_and_metric_definition_changes_exit_2_model_change_warns(ba
     redefined.metrics["evidence_recall"].definition = "0" * 16
     r = compare(old, redefined, GateSpec(), ["evidence_recall"])
     assert r.exit_code == EXIT_CANNOT_COMPARE and any("'evidence_recall' is defined differently" in p for p in r.problems)
-    assert compare(old, redefined, GateSpec(), ["answer_correct"]).exit_code == EXIT_OK  # not gated: no problem
+    assert compare(old, redefined, GateSpec(), ["content_recall"]).exit_code == EXIT_OK  # not gated: no problem
     other_model = new.model_copy(deep=True)
     other_model.models["answer"] = "openai:gpt-4o-mini-2024-07-18"
     warned = compare(old, other_model, GateSpec(), ["evidence_recall"])

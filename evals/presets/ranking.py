@@ -22,14 +22,14 @@ from pathlib import Path
 import pandas as pd
 
 from memlab.results import load_run
-from memlab.stats import cluster_bootstrap
+from memlab.stats import cluster_interval
 
 READ_PATH = ("answer", "judge")
 """Model purposes that answer a question rather than write memory."""
 
 
 def _cell(values: pd.Series, clusters: pd.Series, spec, digits: int = 2) -> str:
-    mean, lo, hi = cluster_bootstrap(values.to_numpy(dtype=float), list(clusters), spec)
+    mean, lo, hi = cluster_interval(values.to_numpy(dtype=float), list(clusters), spec)
     if pd.isna(mean):
         return "–"
     fmt = f"{{:.{digits}f}}" if digits else "{:,.0f}"
@@ -39,9 +39,9 @@ def _cell(values: pd.Series, clusters: pd.Series, spec, digits: int = 2) -> str:
 
 def ranking(run_dir: str | Path) -> str:
     res = load_run(run_dir)
-    spec = res.bootstrap
+    spec = res.intervals
     probes = res.probes.copy()
-    probes["conv"] = list(zip(probes["dataset"], probes["conversation_id"]))
+    probes["conv"] = [res.cluster_of(ds, cid) for ds, cid in zip(probes["dataset"], probes["conversation_id"])]
     probes["user"] = list(zip(probes["dataset"], probes["namespace"] if "namespace" in probes else probes["conversation_id"]))
     cross = probes["evidence_scope"].isin(["earlier_threads", "mixed"]) if "evidence_scope" in probes else probes["dataset"] != probes["dataset"]
     stale = probes["update_answer"].map(lambda v: None if v is None or pd.isna(v) else float(v in ("stale_only", "both")))
@@ -66,7 +66,7 @@ def ranking(run_dir: str | Path) -> str:
             _cell(p["stale_leak"], p["conv"], spec),
             _cell(p["abstain_when_should"], p["conv"], spec),
             _cell(p["context_tokens"], p["conv"], spec, digits=0),
-            _cell(write_tokens, list(zip(convs["dataset"], convs["conversation_id"])), spec, digits=0),
+            _cell(write_tokens, [res.cluster_of(d, c) for d, c in zip(convs["dataset"], convs["conversation_id"])], spec, digits=0),
         ]))
     head = ["strategy", "evidence recall ↑", "recall, earlier threads ↑", "update correct ↑", "stale leak ↓", "abstains when it should ↑",
             "context tokens / probe ↓", "write-path tokens / conv ↓"]
