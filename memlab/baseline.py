@@ -97,6 +97,8 @@ class DatasetPin(_Strict):
     hash: str
     conversations: int | None = None
     probes: int | None = None
+    split: str | None = None
+    """The dataset's declared split (``meta.split``: ``dev`` or ``eval``; None: undeclared)."""
 
 
 class JudgePin(_Strict):
@@ -270,7 +272,8 @@ def snapshot(res: Any) -> Baseline:
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), source_run=str(m.get("run_id") or res.path.name),
         run_status=m.get("status"), config_name=m.get("name"), code_version=m.get("code_version"),
         datasets=[DatasetPin(name=d["name"], version=str(d.get("version")) if d.get("version") is not None else None,
-                             hash=d["hash"], conversations=d.get("conversations"), probes=d.get("probes"))
+                             hash=d["hash"], conversations=d.get("conversations"), probes=d.get("probes"),
+                             split=d.get("split"))
                   for d in m.get("datasets", [])],
         models=model_pins(m), judge=judge_pin(m), embedder=(m.get("embedder") or {}).get("model"),
         metrics=metric_definitions(), scoring_hash=scoring_hash(),

@@ -345,7 +345,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         raise ValueError("memlab check: --run gates an existing run, --run-dir names the run it makes; give one")
     try:
         result = check(args.config, args.baseline, run_dir=args.run, progress=not args.no_progress,
-                       out_dir=args.run_dir)
+                       out_dir=args.run_dir, allow_model_change=args.allow_model_change)
     except Exception as exc:  # whatever stops the gate exits 2 ("could not compare"), never 1 ("regression")
         print(f"memlab check: could not compare: {redact_text(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
         return EXIT_CANNOT_COMPARE
@@ -520,6 +520,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", required=True, help="baseline JSON written by `memlab baseline`")
     p.add_argument("--run", metavar="RUN_DIR", help="gate this finished run instead of running CONFIG")
     p.add_argument("--markdown", metavar="FILE", help="also write the diff as markdown (a pull-request comment)")
+    p.add_argument("--allow-model-change", action="store_true",
+                   help="gate a run whose model differs from the baseline's (refused by default: strategy code is "
+                        "gated with the model frozen); an offline-model change only on datasets declared split: dev")
     p.add_argument("--run-dir", metavar="DIR", help="write the run CONFIG makes to this folder (default: a new "
                                                      "<output_dir>/<stamp>-<name>)")
     p.add_argument("--html", metavar="FILE", help="also write the gated run's design report (HTML)")

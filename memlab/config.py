@@ -98,8 +98,10 @@ class GateSpec(BaseModel):
     strategies: list[str] | None = Field(
         default=None, description="Strategies to gate (None: every strategy of the baseline).")
     on_model_change: Literal["warn", "error"] = Field(
-        default="warn", description="A model (or judge model) other than the baseline's: `warn` (report it at "
-        "the top of the output and gate anyway) or `error` (exit 2).")
+        default="error", description="A model (or judge model) other than the baseline's: `error` (exit 2: "
+        "strategy code is gated with the model frozen) or `warn` (report it at the top of the output and gate "
+        "anyway; `memlab check --allow-model-change`). A change of the offline stand-in model is gated only "
+        "on datasets declared `split: dev` (the evaluation firewall, docs/offline-model.md).")
 
     @field_validator("metrics")
     @classmethod

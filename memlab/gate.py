@@ -248,8 +248,16 @@ def compatibility(base: Baseline, new: Baseline, spec: GateSpec, columns: list[s
         what = "; ".join(changed + ([f"judge: {old_j.model if old_j else None} → {new_j.model if new_j else None}"]
                                     if judge_changed else []))
         message = f"model changed since the baseline ({what})"
+        offline = [c for c in changed if _is_offline_model(c)] + (
+            [f"judge: {new_j.model}"] if judge_changed and new_j and _is_offline_model(str(new_j.model)) else [])
+        eval_data = [d.name for d in new.datasets if d.split != "dev"]
         if spec.on_model_change == "error":
-            problems.append(message + " and gate.on_model_change is 'error'")
+            problems.append(message + " and gate.on_model_change is 'error': strategy code is gated with the model "
+                            "frozen (write a new baseline for a deliberate model change, or pass --allow-model-change)")
+        elif offline and eval_data:
+            problems.append(message + f"; a change of the offline stand-in model is judged on development data only "
+                            f"(datasets declared split: dev, e.g. evals/dev.yaml), and {', '.join(eval_data)} "
+                            "is not (the evaluation firewall, docs/offline-model.md)")
         else:
             warnings.append(message + "; gated anyway (gate.on_model_change: warn)")
     if base.embedder != new.embedder:
@@ -260,6 +268,13 @@ def compatibility(base: Baseline, new: Baseline, spec: GateSpec, columns: list[s
     if base.code_version != new.code_version:
         notes.append(f"code {base.code_version} (baseline) → {new.code_version}")
     return problems, warnings, notes
+
+
+def _is_offline_model(change: str) -> bool:
+    """Whether a model change (``role: old → new``, or a bare id) ends on memlab's offline stand-in,
+    whose version is a hash of its source: a new version of it is a change of memlab's own model
+    (a swap from it to a real model is a user's comparison, not a change of the stand-in)."""
+    return change.split("→")[-1].strip().split(":")[-1].strip().startswith(("offline-", "heuristic"))
 
 
 # -- comparison --------------------------------------------------------------------------------------
@@ -552,13 +567,16 @@ def _dataset_precheck(config: RunConfig, base: Baseline) -> list[str]:
 
 
 def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_dir: str | Path | None = None,
-          progress: bool = False, out_dir: str | Path | None = None) -> GateResult:
+          progress: bool = False, out_dir: str | Path | None = None, allow_model_change: bool = False) -> GateResult:
     """Run ``config`` (into ``out_dir`` when given; or take the finished run ``run_dir``) and gate
     it against ``baseline``.
 
     Tolerances come from the config's ``gate:`` block (with ``run_dir`` and no config: from the
     run's recorded config). Raises for a missing or unreadable baseline or config; returns a
-    result with status ``error`` for an incompatible baseline or a run that did not complete."""
+    result with status ``error`` for an incompatible baseline or a run that did not complete.
+    ``allow_model_change`` gates a run whose model differs from the baseline's (refused by default:
+    strategy code is gated with the model frozen); a change of the offline stand-in is then still
+    refused unless every dataset is declared ``split: dev``."""
     from memlab.results import load_run
     from memlab.runner import RunAborted, Runner
 
@@ -582,6 +600,8 @@ def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_di
     res = load_run(run_dir)
     if cfg is None:
         cfg = validate_config(res.manifest.get("config") or {}, f"{run_dir}/manifest.json config")
+    if allow_model_change:  # told otherwise: gate a model change (an offline-model change on dev data only)
+        cfg = cfg.model_copy(update={"gate": cfg.gate.model_copy(update={"on_model_change": "warn"})})
     status = res.manifest.get("status")
     if status != "completed":
         failed = (res.manifest.get("units") or {}).get("failed") or []

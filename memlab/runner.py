@@ -219,6 +219,7 @@ class Runner:
             "strategies": redact(self.resolved),
             "datasets": [
                 {"path": p, "name": ds.name, "version": ds.version, "hash": self.hashes[ds.name],
+                 "split": ds.meta.get("split"),
                  "conversations": len(ds.conversations), "probes": len(ds.probes()),
                  "tokens_per_conversation": round(dataset_tokens(ds) / max(len(ds.conversations), 1))}
                 for p, ds in self.datasets

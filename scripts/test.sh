@@ -15,6 +15,11 @@ status=0
 gate=0
 .venv/bin/python -m memlab.cli check evals/ci.yaml --baseline evals/baselines/ci.json --no-progress \
   --markdown results/ci-gate.md || gate=$?
+# The offline model's own gate (docs/offline-model.md, "The evaluation firewall"): judged on its development
+# set only; the gate above refuses a change of the model on evaluation data.
+devgate=0
+.venv/bin/python -m memlab.cli check evals/dev.yaml --baseline evals/baselines/dev.json --allow-model-change \
+  --no-progress --markdown results/dev-gate.md || devgate=$?
 # Suite validity (datasets/README.md, "Suite validity"): a shipped suite that stops detecting a contrast it is
 # documented to detect fails CI.
 suites=0
@@ -22,4 +27,5 @@ suites=0
   --expect datasets/suite_check.json --workers 2 --no-progress --output-dir results/suite-check || suites=$?
 if [ "$status" -ne 0 ]; then exit "$status"; fi
 if [ "$gate" -ne 0 ]; then exit "$gate"; fi
+if [ "$devgate" -ne 0 ]; then exit "$devgate"; fi
 exit $suites

@@ -184,7 +184,7 @@ def test_changed_dataset_exits_2_before_running(base, tmp_path, capsys):
     assert not (tmp_path / "results").exists()  # nothing was run
 
 
-def test_judge_prompt_and_metric_definition_changes_exit_2_model_change_warns(base):
+def test_judge_prompt_and_metric_definition_changes_exit_2_model_change_refused_unless_allowed(base):
     old = load_baseline(base["baseline"])
     new = make_baseline(base["run_dir"])
     judged = new.model_copy(update={"judge": JudgePin(model="openai:gpt-x", prompt="strict", prompt_hash="abc123")})
@@ -197,10 +197,11 @@ def test_judge_prompt_and_metric_definition_changes_exit_2_model_change_warns(ba
     assert compare(old, redefined, GateSpec(), ["content_recall"]).exit_code == EXIT_OK  # not gated: no problem
     other_model = new.model_copy(deep=True)
     other_model.models["answer"] = "openai:gpt-4o-mini-2024-07-18"
-    warned = compare(old, other_model, GateSpec(), ["evidence_recall"])
+    warned = compare(old, other_model, GateSpec(on_model_change="warn"), ["evidence_recall"])
     assert warned.exit_code == EXIT_OK and "answer: offline:" in warned.warnings[0]
     assert "model changed" in warned.to_markdown()
-    assert compare(old, other_model, GateSpec(on_model_change="error"), ["evidence_recall"]).exit_code == EXIT_CANNOT_COMPARE
+    refused = compare(old, other_model, GateSpec(), ["evidence_recall"])  # the default: the model is frozen
+    assert refused.exit_code == EXIT_CANNOT_COMPARE and any("model frozen" in p for p in refused.problems)
 
 
 def test_bad_gate_config_exits_2_naming_the_field(base, tmp_path, capsys):

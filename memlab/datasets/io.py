@@ -47,6 +47,10 @@ def check_consistency(ds: Dataset, file: str, line_for: LineFor | None = None) -
     def add(loc: tuple[Any, ...], msg: str) -> None:
         problems.append(Problem(file, format_path(loc), line_for(loc) if line_for else None, msg))
 
+    split = ds.meta.get("split")
+    if split is not None and split not in ("dev", "eval"):
+        add(("meta", "split"), f"split {split!r} must be 'dev' (for developing the offline model and rules) or "
+                               "'eval' (for reporting results)")
     conv_ids: dict[str, int] = {}
     # per user (namespace): turn id -> (conversation index, conversation id); the last timestamp so far
     user_turns: dict[str, dict[str, tuple[int, str]]] = {}
