@@ -22,7 +22,7 @@ def test_with_strategies_keeps_the_configs_definitions_in_the_asked_order():
     assert [s.name for s in sliced.strategies] == ["every4+post_pass", "full_context"]
     original = next(s for s in config.strategies if s.name == "every4+post_pass")
     assert sliced.strategies[0] == original  # the config's own definition, not a bare preset
-    assert sliced.datasets == config.datasets and len(config.strategies) == 12  # the source is untouched
+    assert sliced.datasets == config.datasets and len(config.strategies) == 14  # the source is untouched
 
 
 

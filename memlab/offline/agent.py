@@ -12,6 +12,10 @@ newest):
   ``store_fact(text)``; a time log in it ("spent 2 hours on X", :mod:`memlab.offline.timelog`) →
   ``log_time(task, hours)`` per duration, a question about logged time → ``get_time_entries(period)``.
 
+Before answering a question with its memory out of sight (:func:`search_before_answering`, the
+``SearchBeforeAnswering`` role of a strategy with ``answer: {type: tools}``), it searches once with
+the question as the query and then lets the answerer read what came back.
+
 Unlike post-pass extraction, the agent does not store tool observations: it is busy with the
 task and stores only what the user states. ``tool_reliability`` is the probability that a
 ``store_fact``/``update_fact`` it should make is made; the draw is a hash of (seed, text), so
@@ -30,6 +34,8 @@ from memlab.offline.slots import reconcile
 from memlab.offline.statements import extract
 from memlab.offline.timelog import time_logs, time_question
 
+SEARCH_TOOLS = ("retrieve_facts", "search_memories", "recall_episodes")
+"""Read-only tools that take a free-text ``query``, in the order the policy prefers them."""
 COMPRESS_AT = 75.0
 """Percent of the working-memory budget at which compressing beats running out mid-task."""
 _MEMORY_LINE = re.compile(r"^\[(?P<id>[^\]]+)\]\s*(?P<text>.+)$")
@@ -99,3 +105,15 @@ def agent_step(context: str, working_memory: str, memory_status: str, offered: s
     thought = "; ".join(f"{name} {args.get('text') or args.get('id') or args.get('task') or ''}".strip()
                         for name, args in calls)
     return thought or "Nothing worth remembering in this step.", calls
+
+
+def search_before_answering(question: str, findings: str, offered: set[str]) -> tuple[str, list[tuple[str, dict[str, object]]]]:
+    """(thought, [(tool, arguments)]) before answering ``question``: search once, with the question
+    itself, using the first offered tool that takes a query; stop once anything was found (or a
+    search came back) — the offline answerer then reads the findings like any other context."""
+    if findings.strip():
+        return "The search results are in; answering from them.", []
+    tool = next((t for t in SEARCH_TOOLS if t in offered), None)
+    if tool is None:
+        return "No search tool is offered; answering from what is in front of me.", []
+    return f"Searching memory for: {question.strip()}", [(tool, {"query": question.strip()})]

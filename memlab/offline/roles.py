@@ -112,6 +112,12 @@ def _agent(v: dict[str, Any], env: Env) -> Reply:
     return Reply({"next_thought": thought}, calls)
 
 
+@role("SearchBeforeAnswering", "context question findings", "next_thought")
+def _search_before_answering(v: dict[str, Any], env: Env) -> Reply:
+    thought, calls = agent.search_before_answering(_s(v, "question"), _s(v, "findings"), env.offered_tools)
+    return Reply({"next_thought": thought}, calls)
+
+
 @role("RecordEpisode", "transcript", "goal key_steps outcome lessons")
 def _episode(v: dict[str, Any], env: Env) -> Reply:
     from memlab.offline import episode

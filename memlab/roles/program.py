@@ -286,6 +286,7 @@ class MemoryRoles(dspy.Module):
         self.compress = Role(sig.Summarize, pick("compress"), "compress")
         self.answer = Role(sig.AnswerFromMemory, pick("answer"), "answer")
         self.agent_step = Role(sig.AgentStep, pick("agent"), "agent", native_tools=native_tools)
+        self.search_before_answering = Role(sig.SearchBeforeAnswering, pick("answer"), "answer", native_tools=native_tools)
         self.summarize_entities = Role(sig.SummarizeWithEntities, pick("summarize"), "summarize")
         self.classify_memory = Role(sig.ClassifyMemory, pick("gate"), "gate")
         self.same_fact = Role(sig.SameFact, pick("consolidate"), "consolidate")

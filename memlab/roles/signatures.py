@@ -122,6 +122,20 @@ class Summarize(dspy.Signature):
     summary: str = dspy.OutputField()
 
 
+class SearchBeforeAnswering(dspy.Signature):
+    """You are about to answer the user's question. Your long-term memory is not in front of you:
+    search it with the tools you are given (retrieve_facts and the like) for what the question needs,
+    one or more queries, and stop calling tools once what you found is enough to answer (or nothing
+    more can be found). Do not answer here; the answer is written from what you found."""
+
+    context: str = dspy.InputField(desc="what is already in front of you: conversation and working memory")
+    question: str = dspy.InputField()
+    findings: str = dspy.InputField(desc="what your searches returned so far (empty before the first)")
+    tools: list[dspy.Tool] = dspy.InputField()
+    next_thought: str = dspy.OutputField(desc="what is still missing, and where to look")
+    tool_calls: dspy.ToolCalls = dspy.OutputField()
+
+
 class AnswerFromMemory(dspy.Signature):
     """Answer the user's question using only the memory context. Be brief: give the answer itself
     (a name, place, number, date or short phrase). If the context does not contain the answer,

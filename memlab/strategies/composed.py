@@ -224,6 +224,9 @@ def _check_composition(out: dict[str, Any]) -> None:
         out[STORE_SLOT] = {"type": "in_memory"}
     if (out.get("episodes") or {}).get("capture") == "agent_tool" and not out.get("agent"):
         raise ValueError(f"strategy {name!r}: episodes captured by 'agent_tool' need an agent slot")
+    from memlab.strategies.answering import _check as check_answer
+
+    check_answer(out)
 
 
 def describe_components(resolved: dict[str, Any]) -> str:
@@ -340,7 +343,9 @@ class ComposedStrategy:
         tools = [t for c in self.parts for t in c.tools(self.state)]
         return [t for t in tools if not (phase == "probe" and t.writes)]
 
-    def context(self, query: Query) -> MemoryContext:
+    def context(self, query: Query, skip_slots: tuple[str, ...] = ()) -> MemoryContext:
+        """The context every component contributes for ``query`` (those of ``skip_slots`` left out:
+        an ``answer: {type: tools}`` strategy searches long-term memory instead of injecting it)."""
         st = self.state
         ctx = MemoryContext()
         timed = _SearchTimer(self.store) if self.store is not None else None
@@ -348,7 +353,8 @@ class ComposedStrategy:
         t0 = time.perf_counter()
         try:
             for c in self._context_parts:
-                ctx.sections.extend(c.context_sections(query, st))
+                if c.slot not in skip_slots:
+                    ctx.sections.extend(c.context_sections(query, st))
         finally:
             st.store = self.store
         ctx.retrieval_total_s = time.perf_counter() - t0
@@ -356,9 +362,11 @@ class ComposedStrategy:
         return ctx
 
     def answer(self, question: str, now: datetime, evidence: list[str] | None = None) -> Answer:
+        """Answer a probe the way the strategy's ``answer`` slot decides (``inject`` when it has none)."""
         query = Query(question, now, self.env.embedder, evidence=evidence)
-        if self.agent is not None and hasattr(self.agent, "answer"):
-            return self.agent.answer(query, self.state)
+        answerer = self.component("answer")
+        if answerer is not None:
+            return answerer.answer(self, query)
         return answer_from_context(self.env.roles, self.context(query), question, now)
 
     def close(self) -> None:

@@ -52,15 +52,21 @@ class Retriever(Component):
         return [ContextSection(self.section_title, lines)]
 
     def tools(self, state: StrategyState) -> list[MemoryTool]:
-        def retrieve_facts(args: dict) -> str:
+        def hits(args: dict) -> list[ScoredItem]:
             question = str(args.get("query") or "").strip()
             if not question:
                 raise ValueError("retrieve_facts needs a 'query'")
-            hits = self.retrieve(state.store, state.namespace, Query(question, state.now, self.env.embedder))
-            return "\n".join(f"- ({h.item.id}) {memory_line(h.item)}" for h in hits) or "(no matching memories)"
+            return self.retrieve(state.store, state.namespace, Query(question, state.now, self.env.embedder))
+
+        def retrieve_facts(args: dict) -> str:
+            return "\n".join(f"- ({h.item.id}) {memory_line(h.item)}" for h in hits(args)) or "(no matching memories)"
+
+        def found(args: dict) -> list[ContextLine]:
+            return [ContextLine(text=memory_line(h.item), source_turn_ids=list(h.item.source_turn_ids), kind=h.item.kind,
+                                score=h.score, item_id=h.item.id) for h in hits(args)]
 
         return [MemoryTool("retrieve_facts", self.offered_tools["retrieve_facts"],
-                           object_schema(query=("string", "what to look for")), retrieve_facts)]
+                           object_schema(query=("string", "what to look for")), retrieve_facts, found=found)]
 
 
 @component("retriever", "vector")

@@ -25,6 +25,9 @@ class MemoryTool:
     run: Callable[[dict[str, Any]], str]
     """Carries out the call; returns the observation the agent sees. Raises ValueError on bad arguments."""
     writes: bool = False
+    found: Callable[[dict[str, Any]], list[Any]] | None = None
+    """For a search tool: the memories a call finds, as context lines with the dataset turns they
+    derive from (what a probe answered by searching is scored on); None for other tools."""
 
     def schema(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
