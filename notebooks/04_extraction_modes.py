@@ -28,13 +28,13 @@
 #
 # **Parameters:** the defaults are the small CI run (one `cross_thread` user and their threads). The
 # whole axis on every suite of the config:
-# `papermill notebooks/04_extraction_modes.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -p workers 2 -y 'datasets: []' -y 'strategies: [react, never+post_pass, never+agent_tool, every4+post_pass, every4+agent_tool]'`
+# `papermill notebooks/04_extraction_modes.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -p workers 2 -y 'datasets: []' -y 'strategies: [react, never+post_pass, never+agent_tool, every4+post_pass, every4+agent_tool, never+post_pass+search]'`
 
 # %% tags=["parameters"]
 config_path = "evals/axes.yaml"
 limit = 1  # users per dataset (all threads of each); 0 = all of them
 datasets = ["datasets/suites/cross_thread.yaml"]  # [] = the config's datasets
-strategies = ["never+post_pass", "never+agent_tool"]  # config strategies or presets
+strategies = ["never+post_pass", "never+agent_tool", "never+post_pass+search"]  # config strategies or presets
 pair = ["never+post_pass", "never+agent_tool"]  # compared paired over the same probes
 bootstrap = 200  # resamples for the confidence intervals
 workers = 1  # units played at once
@@ -100,3 +100,16 @@ res.compare(*pair, metrics=["evidence_recall", "answer_correct"], by_category=Fa
 # %%
 res.compare(*pair, metrics=["evidence_recall"], by="evidence_scope")[
     ["category", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "a_only", "b_only", "verdict"]].round(3)
+
+# %% [markdown]
+# ## Inject at the start, or search when asked?
+#
+# `never+post_pass+search` writes memory like `never+post_pass` but answers with `answer: {type: tools}`:
+# no long-term memory is injected, the agent searches it with read-only tools before the answer
+# (each search is an agent step of the probe; its tokens count under `answer`).
+
+# %%
+steps = res.agent_steps
+print(steps[steps["phase"] == "probe"].groupby(["strategy", "tool"]).size())
+res.compare("never+post_pass+search", "never+post_pass", metrics=["evidence_recall"], by="evidence_scope")[
+    ["category", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "verdict"]].round(3)
