@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from memlab.llm.base import ModelSpec
 from memlab.llm.types import ROLE_PURPOSES
-from memlab.strategies.composed import StrategySpec, check_safe_name, resolve_spec, validate_store_spec
+from memlab.strategies.composed import StrategySpec, check_safe_name, resolve_strategy, validate_store_spec
 
 
 EXECUTOR_TYPES = ("auto", "serial", "processes", "threads", "ray")
@@ -126,6 +126,8 @@ class GateSpec(BaseModel):
 
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    _typed: list[Any] | None = PrivateAttr(default=None)
+    _typed_key: str | None = PrivateAttr(default=None)
     name: str = "run"
     description: str = ""
     datasets: list[str] = Field(min_length=1, description="Dataset files (native YAML/JSON, LoCoMo, LongMemEval).")
@@ -203,12 +205,28 @@ class RunConfig(BaseModel):
         """Purpose → model spec for every role (the default filled in)."""
         return {p: self.models.get(p, self.model) for p in ROLE_PURPOSES if p != "judge"}
 
+    def typed_strategies(self) -> list[Any]:
+        """Every strategy resolved once into its typed form (:class:`~memlab.strategies.composed.ResolvedStrategy`,
+        or an external type's resolved mapping): computed when the config is validated and kept, so a
+        knob (a trigger, ``retriever.k``) is validated once and reaches its component as an object."""
+        if self._typed is None or self._typed_key != self._strategies_key():
+            names = [s.name for s in self.strategies]
+            dupes = {n for n in names if names.count(n) > 1}
+            if dupes:
+                raise ValueError(f"strategy names must be unique; repeated: {sorted(dupes)}")
+            self._typed = [resolve_strategy(s) for s in self.strategies]
+            self._typed_key = self._strategies_key()
+        return self._typed
+
+    def _strategies_key(self) -> str:
+        """What the typed strategies were resolved from (a copy with other strategies resolves again)."""
+        return "\n".join(s.model_dump_json() for s in self.strategies) + "\n" + ",".join(self.plugins)
+
     def resolved_strategies(self) -> list[dict[str, Any]]:
-        names = [s.name for s in self.strategies]
-        dupes = {n for n in names if names.count(n) > 1}
-        if dupes:
-            raise ValueError(f"strategy names must be unique; repeated: {sorted(dupes)}")
-        return [resolve_spec(s) for s in self.strategies]
+        """The resolved strategies' JSON form (what the manifest records and the fingerprint hashes)."""
+        from memlab.strategies.composed import ResolvedStrategy
+
+        return [t.spec() if isinstance(t, ResolvedStrategy) else t for t in self.typed_strategies()]
 
     def with_strategies(self, names: list[str]) -> RunConfig:
         """A copy of this config that plays only ``names``, in that order.
@@ -318,6 +336,8 @@ def validate_config(data: dict[str, Any] | RunConfig, where: str = "config") -> 
             load_plugins([str(p) for p in data["plugins"]])  # before strategies name a plugin's slots
         except ValueError as exc:
             raise ConfigError(f"{where}: {exc}") from None
+    if isinstance(data, RunConfig) and data._typed is not None and data._typed_key == data._strategies_key():
+        return data  # validated already (the runner is handed a loaded config): nothing is resolved twice
     try:
         config = data if isinstance(data, RunConfig) else RunConfig.model_validate(data)
     except ValidationError as exc:
@@ -327,15 +347,17 @@ def validate_config(data: dict[str, Any] | RunConfig, where: str = "config") -> 
         config.check()
     except (RegistryError, ValueError) as exc:
         raise ConfigError(f"{where}: {exc}") from None
-    for i, strategy in enumerate(config.strategies):
+    typed = []
+    for i, strategy in enumerate(config.strategies):  # each strategy resolved (validated) once, here
         try:
-            resolve_spec(strategy)
+            typed.append(resolve_strategy(strategy))
         except (RegistryError, ValueError) as exc:
             raise ConfigError(f"{where}: strategies[{i}] ({strategy.name}): {exc}") from None
-    try:
-        config.resolved_strategies()
-    except ValueError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+    names = [s.name for s in config.strategies]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ConfigError(f"{where}: strategy names must be unique; repeated: {dupes}")
+    config._typed, config._typed_key = typed, config._strategies_key()
     if any(s.type not in (None, "composed") for s in config.strategies):
         from memlab.external.base import check_offline
 

@@ -250,7 +250,8 @@ class Runner:
 
     def _run_locked(self) -> Path:
         manifest = self._prepare_manifest()
-        job = UnitJob(self.config, {ds.name: ds for _, ds in self.datasets}, {s["name"]: s for s in self.resolved},
+        typed = {t.name if hasattr(t, "spec") else t["name"]: t for t in self.config.typed_strategies()}
+        job = UnitJob(self.config, {ds.name: ds for _, ds in self.datasets}, typed,
                       self.run_dir, manifest["run_uid"], self.run_id)
         models = redact(self.executor.models_manifest(job))
         if self.resume:

@@ -161,8 +161,8 @@ class Workbench:
             from memlab.strategies.composed import ComposedStrategy
             from memlab.strategies.slots import BuildEnv
 
-            spec = self.resolved[name]
-            if spec.get("type") not in (None, "composed"):  # another strategy type (memlab/external)
+            spec = self.resolved[name]  # a ResolvedStrategy (typed, validated once), or an external type's mapping
+            if isinstance(spec, dict) and spec.get("type") not in (None, "composed"):  # another type (memlab/external)
                 from memlab.external.base import AdapterEnv, build_external
 
                 env = AdapterEnv(name=name, roles=self.roles, embedder=self.embedder, work_dir=self.run_dir / "stores" / name,

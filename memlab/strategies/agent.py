@@ -35,14 +35,15 @@ from memlab.strategies.slots import Component, Params, component, declare_slot
 from memlab.strategies.state import Invocation, Query, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
 from memlab.strategies.summarizers import make_summarizer
-from memlab.strategies.triggers import Compressor, Entry, make_trigger, resolve_trigger
+from memlab.strategies.triggers import Compressor, Entry, NeverSpec, TriggerSpec, make_trigger, trigger_shorthand
 
 declare_slot("agent", "an agent that runs live in each invocation and may call memory tools", order=20)
 
 
 class _WorkingMemory(Params):
-    trigger: dict[str, Any] = Field(default_factory=lambda: {"type": "never"})
-    """When to compress working memory: never | every_n_steps(n) | token_threshold(max_tokens) | agent_driven."""
+    trigger: TriggerSpec = Field(default_factory=NeverSpec)
+    """When to compress working memory: never | every_n_steps(n) | token_threshold(max_tokens) | agent_driven
+    (a typed spec, validated once with the config and handed to the trigger as it is)."""
     keep_recent: int = Field(default=4, ge=0)
     """Steps kept raw when working memory is compressed."""
     budget_tokens: int = Field(default=2000, ge=1)
@@ -53,8 +54,8 @@ class _WorkingMemory(Params):
 
     @field_validator("trigger", mode="before")
     @classmethod
-    def _resolve(cls, v: Any) -> dict[str, Any]:
-        return resolve_trigger(v)
+    def _shorthand(cls, v: Any) -> Any:
+        return trigger_shorthand(v)
 
 
 class _ReactParams(Params):

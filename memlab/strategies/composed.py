@@ -16,12 +16,15 @@ import time
 from datetime import datetime
 from typing import Any
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from memlab.memory.stores.base import STORES
 from memlab.registry import Registry, RegistryError
 from memlab.strategies.base import Answer, MemoryContext, StepOutput, TurnEvent
-from memlab.strategies.slots import SLOTS, STORE_SLOT, BuildEnv, Component, build_component, declare_slot, load_families, ordered_slots
+from memlab.strategies.slots import (SLOTS, STORE_SLOT, BuildEnv, Component, Params, build_component, declare_slot,
+                                    load_families, ordered_slots)
 from memlab.strategies.state import Invocation, Query, StrategyState
 from memlab.strategies.tools import MemoryTool
 
@@ -129,14 +132,52 @@ class StrategySpec(BaseModel):
         return (self.model_extra or {}).get(name)
 
 
-def _validate_params(slot: str, type_name: str, cls: type[Component], merged: dict[str, Any], strategy: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ComponentSpec:
+    """One slot of a resolved strategy: the component's type and its typed params, validated once
+    (when the config was) and handed to the component as they are."""
+
+    type: str
+    params: Params
+
+    def json(self) -> dict[str, Any]:
+        return {"type": self.type, **self.params.model_dump(mode="json")}
+
+
+@dataclass(frozen=True)
+class ResolvedStrategy:
+    """A composed strategy as a config resolves it, once: preset merged with the overrides, every
+    component's typed params (defaults filled in, a trigger a typed spec), the store's options.
+    The runner builds every unit's strategy from this object; :meth:`spec` is its JSON form (the
+    manifest's record, from which the run can be rebuilt)."""
+
+    name: str
+    preset: str | None
+    description: str
+    components: dict[str, ComponentSpec]
+    store: dict[str, Any] | None
+
+    def spec(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "preset": self.preset, "description": self.description}
+        for slot in ordered_slots():
+            if slot.name == STORE_SLOT:
+                out[slot.name] = dict(self.store) if self.store else None
+            else:
+                c = self.components.get(slot.name)
+                out[slot.name] = c.json() if c is not None else None
+        return out
+
+
+def _validate_params(slot: str, type_name: str, cls: type[Component], merged: dict[str, Any], strategy: str) -> ComponentSpec:
     try:
         params = cls.Params.model_validate({k: v for k, v in merged.items() if k != "type"})
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or '(params)'}: {e['msg']}" for e in exc.errors())
         raise ValueError(f"strategy {strategy!r}: {slot} {type_name!r}: {problems} "
                          f"(its params: {', '.join(cls.Params.model_fields) or 'none'})") from None
-    return {"type": type_name, **params.model_dump(mode="json")}
+    except (RegistryError, ValueError) as exc:  # a nested registry lookup (a trigger's name) said what is wrong
+        raise ValueError(f"strategy {strategy!r}: {slot} {type_name!r}: {exc}") from None
+    return ComponentSpec(type_name, params)
 
 
 def validate_store_spec(spec: dict[str, Any], where: str) -> dict[str, Any]:
@@ -165,7 +206,14 @@ def validate_store_spec(spec: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def resolve_spec(spec: StrategySpec | dict[str, Any]) -> dict[str, Any]:
-    """Preset + overrides, every component's defaults filled in (validated)."""
+    """Preset + overrides, every component's defaults filled in (validated): the JSON form."""
+    resolved = resolve_strategy(spec)
+    return resolved.spec() if isinstance(resolved, ResolvedStrategy) else resolved
+
+
+def resolve_strategy(spec: StrategySpec | dict[str, Any]) -> ResolvedStrategy | dict[str, Any]:
+    """A strategy spec resolved once into its typed form (an external strategy type: its resolved
+    mapping, :mod:`memlab.external.base`)."""
     load_families()
     spec = spec if isinstance(spec, StrategySpec) else StrategySpec.model_validate(spec)
     if spec.type not in (None, "composed"):
@@ -183,6 +231,7 @@ def resolve_spec(spec: StrategySpec | dict[str, Any]) -> dict[str, Any]:
     base = copy.deepcopy(PRESETS.get(preset_name)) if preset_name else {}
     out: dict[str, Any] = {"name": spec.name, "preset": preset_name,
                            "description": spec.description or base.get("description", "")}
+    typed: dict[str, ComponentSpec] = {}
     for slot in ordered_slots():
         override = spec.slot(slot.name)
         merged = dict(base.get(slot.name) or {})
@@ -197,9 +246,14 @@ def resolve_spec(spec: StrategySpec | dict[str, Any]) -> dict[str, Any]:
             out[slot.name] = validate_store_spec(merged, f"strategy {spec.name!r}")
             continue
         cls = slot.registry.get(str(merged["type"]))
-        out[slot.name] = _validate_params(slot.name, str(merged["type"]), cls, merged, spec.name)
+        typed[slot.name] = _validate_params(slot.name, str(merged["type"]), cls, merged, spec.name)
+        out[slot.name] = typed[slot.name].json()
     _check_composition(out)
-    return out
+    for slot in ordered_slots():  # components the composition rules added (a default consolidator)
+        if slot.name != STORE_SLOT and out.get(slot.name) and slot.name not in typed:
+            cls = slot.registry.get(str(out[slot.name]["type"]))
+            typed[slot.name] = _validate_params(slot.name, cls.type_name, cls, out[slot.name], spec.name)
+    return ResolvedStrategy(spec.name, preset_name, out["description"], typed, out.get(STORE_SLOT))
 
 
 def _check_composition(out: dict[str, Any]) -> None:
@@ -257,18 +311,19 @@ def _short(v: Any) -> str:
 class ComposedStrategy:
     """A strategy assembled from a resolved spec; generic over the declared slots."""
 
-    def __init__(self, resolved: dict[str, Any], env: BuildEnv, namespace_prefix: str = "") -> None:
-        self.resolved = resolved
-        self.name = resolved["name"]
+    def __init__(self, resolved: ResolvedStrategy | dict[str, Any], env: BuildEnv, namespace_prefix: str = "") -> None:
+        if not isinstance(resolved, ResolvedStrategy):  # a JSON form (a manifest's record): resolved here
+            resolved = resolve_strategy(resolved)
+        self.typed = resolved
+        self.resolved = resolved.spec()
+        self.name = resolved.name
         self.env = env
         self.prefix = namespace_prefix
         self.parts: list[Component] = []
         for slot in ordered_slots():
-            if slot.name != STORE_SLOT:
-                comp = build_component(slot.name, resolved.get(slot.name), env)
-                if comp is not None:
-                    self.parts.append(comp)
-        self.store = env.make_store(resolved[STORE_SLOT]) if resolved.get(STORE_SLOT) else None
+            if slot.name != STORE_SLOT and slot.name in resolved.components:
+                self.parts.append(build_component(slot.name, resolved.components[slot.name], env))
+        self.store = env.make_store(dict(resolved.store)) if resolved.store else None
         self.state = StrategyState(env=env, store=self.store, assemble_context=self.context, tools=self.tools)
         self.agent = next((c for c in self.parts if c.slot == "agent"), None)
         # the components that take part in each turn: most implement only some hooks, and calling
@@ -414,7 +469,8 @@ def build_strategy(spec: StrategySpec | dict[str, Any], env: BuildEnv, namespace
     return ComposedStrategy(resolve_spec(spec), env, namespace_prefix)
 
 
-__all__ = ["PRESETS", "ComposedStrategy", "StrategySpec", "build_strategy", "describe_components", "resolve_spec",
+__all__ = ["PRESETS", "ComponentSpec", "ComposedStrategy", "ResolvedStrategy", "StrategySpec", "build_strategy",
+           "describe_components", "resolve_spec", "resolve_strategy",
            "RegistryError", "check_safe_name", "validate_store_spec"]
 PRESETS.register("agent_memory_pg", {
     "description": "Seed 004: regex extraction every 10 messages (no model), the newest 20 memories injected grouped "

@@ -25,7 +25,7 @@ from pydantic import Field, field_validator
 from memlab.memory.item import MemoryEvent, Op
 from memlab.strategies.base import ContextLine, ContextSection, TurnEvent
 from memlab.strategies.slots import Component, Params, component, declare_slot
-from memlab.strategies.triggers import Compressor, Entry, make_trigger, resolve_trigger
+from memlab.strategies.triggers import Compressor, EveryNStepsSpec, Entry, TriggerSpec, make_trigger, trigger_shorthand
 
 declare_slot("short_term", "what of the current conversation goes into the prompt", order=10)
 
@@ -84,18 +84,22 @@ class RecentWindow(ShortTerm):
 
 
 class _SummarizingParams(Params):
-    trigger: dict[str, Any] = Field(default_factory=lambda: {"type": "every_n_steps", "n": 20})
-    """When to compress (a trigger spec: never | every_n_steps | token_threshold)."""
+    trigger: TriggerSpec = Field(default_factory=lambda: EveryNStepsSpec(n=20))
+    """When to compress (a typed trigger spec: never | every_n_steps | token_threshold)."""
     keep_recent: int = Field(default=10, ge=0)
     """Messages kept verbatim after a compression."""
 
     @field_validator("trigger", mode="before")
     @classmethod
-    def _resolve(cls, v: Any) -> dict[str, Any]:
-        resolved = resolve_trigger(v)
-        if resolved["type"] == "agent_driven":
+    def _shorthand(cls, v: Any) -> Any:
+        return trigger_shorthand(v)
+
+    @field_validator("trigger")
+    @classmethod
+    def _no_agent(cls, v: Any) -> Any:
+        if v.type == "agent_driven":
             raise ValueError("agent_driven needs an agent (use it for the agent's working memory)")
-        return resolved
+        return v
 
 
 @component("short_term", "summarizing")
@@ -105,7 +109,7 @@ class Summarizing(Component):
     Params = _SummarizingParams
     context_order = 60
 
-    def _trigger_spec(self) -> dict[str, Any]:
+    def _trigger_spec(self) -> TriggerSpec:
         return self.params.trigger
 
     def _keep_recent(self) -> int:
@@ -150,8 +154,12 @@ class RollingSummary(Summarizing):
         every: int = Field(default=5, ge=1)
         """Re-summarise after this many new message pairs have left the window."""
 
-    def _trigger_spec(self) -> dict[str, Any]:
-        return {"type": "every_n_steps", "n": 2 * self.params.every}
+    def __init__(self, params: Params, env: Any) -> None:
+        super().__init__(params, env)
+        self._every = EveryNStepsSpec(n=2 * params.every)  # the trigger the knob means, built once
+
+    def _trigger_spec(self) -> TriggerSpec:
+        return self._every
 
     def _keep_recent(self) -> int:
         return self.params.n

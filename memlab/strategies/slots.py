@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -62,7 +63,14 @@ def ordered_slots() -> list[Slot]:
 
 
 class Params(BaseModel):
+    """A component's typed parameters. Validated once, when the config is (``validations`` counts
+    how often each class was built from data: tests/test_resolve_once.py)."""
+
     model_config = ConfigDict(extra="forbid")
+    validations: ClassVar[Counter] = Counter()
+
+    def model_post_init(self, _context: Any) -> None:
+        Params.validations[type(self).__qualname__] += 1
 
 
 C = TypeVar("C", bound=type)
@@ -146,12 +154,16 @@ class Component:
         """Release resources."""
 
 
-def build_component(slot: str, spec: dict[str, Any] | None, env: BuildEnv) -> Component | None:
+def build_component(slot: str, spec: Any, env: BuildEnv) -> Component | None:
+    """The component of ``slot`` for a resolved spec: a ``ComponentSpec`` (type and typed params,
+    validated when the config was: built as they are) or, from older callers, a mapping (validated here)."""
     if not spec:
         return None
+    reg = SLOTS[slot].registry
+    if not isinstance(spec, dict):
+        return reg.get(spec.type)(spec.params, env)
     spec = dict(spec)
     type_name = spec.pop("type", None)
-    reg = SLOTS[slot].registry
     if not type_name:
         raise ValueError(f"{slot} component spec needs a 'type' (one of {reg.names()})")
     cls = reg.get(type_name)

@@ -16,10 +16,11 @@ the turn ids folded in, which is what evidence survival is scored from.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from memlab.registry import Registry
 from memlab.strategies.base import CompressionEvent
@@ -29,7 +30,20 @@ TRIGGERS: Registry[type[Trigger]] = Registry("compression trigger")
 
 
 class TriggerParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A trigger's typed spec: its ``type`` (the discriminator) and its parameters. Built once, when
+    a config is validated, and handed to :func:`make_trigger` as the object it is."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    validations: ClassVar[Counter] = Counter()
+    """How many times each trigger spec class was validated (built from data): once per trigger
+    a config names, however many conversations it compresses (tests/test_resolve_once.py)."""
+
+    def model_post_init(self, _context: Any) -> None:
+        TriggerParams.validations[type(self).__name__] += 1
+
+    def knobs(self) -> dict[str, Any]:
+        """The parameters without the ``type``."""
+        return self.model_dump(exclude={"type"})
 
 
 class Trigger:
@@ -50,7 +64,7 @@ class Trigger:
         raise NotImplementedError
 
     def label(self) -> str:
-        params = ",".join(f"{k}={v}" for k, v in self.params.model_dump().items())
+        params = ",".join(f"{k}={v}" for k, v in self.params.knobs().items())
         return f"{self.type_name}({params})" if params else self.type_name
 
 
@@ -63,9 +77,29 @@ def _trigger(name: str):
     return deco
 
 
+class NeverSpec(TriggerParams):
+    type: Literal["never"] = "never"
+
+
+class EveryNStepsSpec(TriggerParams):
+    type: Literal["every_n_steps"] = "every_n_steps"
+    n: int = Field(default=10, ge=1)
+
+
+class TokenThresholdSpec(TriggerParams):
+    type: Literal["token_threshold"] = "token_threshold"
+    max_tokens: int = Field(default=2000, ge=16)
+
+
+class AgentDrivenSpec(TriggerParams):
+    type: Literal["agent_driven"] = "agent_driven"
+
+
 @_trigger("never")
 class Never(Trigger):
     """Never compress: the list only grows."""
+
+    Params = NeverSpec
 
     def fires(self, *, steps: int, tokens: int, requested: bool) -> bool:
         return False
@@ -75,8 +109,7 @@ class Never(Trigger):
 class EveryNSteps(Trigger):
     """Compress at steps n, 2n, 3n, … of the list."""
 
-    class Params(TriggerParams):
-        n: int = Field(default=10, ge=1)
+    Params = EveryNStepsSpec
 
     def fires(self, *, steps: int, tokens: int, requested: bool) -> bool:
         return steps > 0 and steps % self.params.n == 0
@@ -86,8 +119,7 @@ class EveryNSteps(Trigger):
 class TokenThreshold(Trigger):
     """Compress on the step that takes the list over max_tokens; never leave it above after compressing."""
 
-    class Params(TriggerParams):
-        max_tokens: int = Field(default=2000, ge=16)
+    Params = TokenThresholdSpec
 
     def __init__(self, params: TriggerParams) -> None:
         super().__init__(params)
@@ -101,30 +133,49 @@ class TokenThreshold(Trigger):
 class AgentDriven(Trigger):
     """Compress only when the agent calls its compress_memory tool."""
 
+    Params = AgentDrivenSpec
+
     def fires(self, *, steps: int, tokens: int, requested: bool) -> bool:
         return requested
 
 
-def resolve_trigger(spec: dict[str, Any] | str | None) -> dict[str, Any]:
-    """A trigger spec with defaults filled in (``"never"`` is short for ``{type: never}``)."""
-    if spec is None:
-        spec = {"type": "never"}
-    if isinstance(spec, str):
-        spec = {"type": spec}
-    spec = dict(spec)
-    cls = TRIGGERS.get(str(spec.pop("type", "never")))
+TriggerSpec = Annotated[Union[NeverSpec, EveryNStepsSpec, TokenThresholdSpec, AgentDrivenSpec], Field(discriminator="type")]
+"""A trigger as a config names it, typed: the discriminated union of the triggers' specs."""
+
+
+def trigger_shorthand(value: Any) -> Any:
+    """``"never"`` (a bare name) and None are short for ``{type: never}``; a spec object passes as is.
+    Used as the ``before`` validator of every field typed :data:`TriggerSpec`."""
+    if value is None:
+        return {"type": "never"}
+    if isinstance(value, str):
+        if value not in TRIGGERS:
+            TRIGGERS.get(value)  # raises "Unknown compression trigger ... Did you mean ...?"
+        return {"type": value}
+    if isinstance(value, dict) and "type" in value and value["type"] not in TRIGGERS:
+        TRIGGERS.get(str(value["type"]))
+    return value
+
+
+_ADAPTER = TypeAdapter(TriggerSpec)
+
+
+def resolve_trigger(spec: dict[str, Any] | str | TriggerParams | None) -> TriggerParams:
+    """A trigger spec (a mapping, a bare name or None) validated into its typed spec object."""
+    if isinstance(spec, TriggerParams):
+        return spec
     try:
-        params = cls.Params.model_validate(spec)
+        return _ADAPTER.validate_python(trigger_shorthand(spec))
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(params)'}: {e['msg']}" for e in exc.errors())
-        raise ValueError(f"trigger {cls.type_name!r}: {problems}") from None
-    return {"type": cls.type_name, **params.model_dump()}
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'][1:] or e['loc'])) or '(params)'}: {e['msg']}" for e in exc.errors())
+        raise ValueError(f"trigger: {problems}") from None
 
 
-def make_trigger(spec: dict[str, Any] | str | None) -> Trigger:
-    resolved = resolve_trigger(spec)
-    cls = TRIGGERS.get(resolved.pop("type"))
-    return cls(cls.Params.model_validate(resolved))
+def make_trigger(spec: TriggerParams) -> Trigger:
+    """The trigger object for a typed spec (no validation: the spec was validated when the config was)."""
+    if not isinstance(spec, TriggerParams):
+        spec = resolve_trigger(spec)
+    return TRIGGERS.get(spec.type)(spec)
 
 
 @dataclass
