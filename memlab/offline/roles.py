@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memlab.offline import agent, answer, gate, judge, slots, statements, summary
+from memlab.judging import offline_judge as judge
+from memlab.offline import agent, answer, gate, slots, statements, summary
 from memlab.offline.prompt import Prompt, PromptError
 from memlab.offline.similarity import Similarity
 

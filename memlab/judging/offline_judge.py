@@ -1,5 +1,11 @@
 """The offline judge: one documented rule per judge prompt (JudgeAnswerLenient, JudgeAnswerStrict).
 
+It is built from :mod:`memlab.scoring` alone (normalisation, abstention detection, a fixed list of
+English function words) and never from the offline model's own rules: the offline model answers,
+and a judge that reused its answerer's abstention phrases would grade the model by its own rules.
+``tests/test_scoring_imports.py`` checks its imports. (The offline model provider answers the judge
+roles with this module, like an LLM endpoint would answer them with its own weights.)
+
 Texts are normalised (lowercase, punctuation and articles dropped, ordinal suffixes cut so
 "May 7th" reads "may 7"). The gold field lists accepted answers separated by `` | `` and, for a
 multi-part answer, required parts separated by `` & `` (see ``JUDGE_GOLD_DESC``).
@@ -20,8 +26,8 @@ from __future__ import annotations
 
 import re
 
-from memlab.offline.answer import is_abstention
-from memlab.offline.lexicon import FUNCTION_WORDS
+from memlab.scoring.abstention import is_abstention
+from memlab.scoring.words import FUNCTION_WORDS
 
 MIN_GOLD_RECALL = 0.8
 HEDGES = frozenset("maybe perhaps possibly probably might either unsure guess".split())
