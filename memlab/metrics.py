@@ -23,6 +23,7 @@ import numpy as np
 
 from memlab.registry import Registry, RegistryError
 from memlab.scoring import any_gold_form, contains, gold_present, is_abstention, token_f1
+from memlab.scoring.explain import explain_carried, explain_presence, explain_sources
 
 Probe = dict[str, Any]
 Value = float | str | None
@@ -51,6 +52,9 @@ class Metric:
     """The metric judges the agent's *answer* (not the injected context): with the offline
     extractive answerer it measures that stand-in, not the memory, so tables mark it and the gate
     does not gate it by default (:func:`answer_columns`, docs/offline-model.md)."""
+    explain: Callable[[Probe], str | None] | None = field(default=None, compare=False)
+    """Why a probe scored what it did (which gold form, found where / the nearest miss): shown for
+    failed probes in the report's drill-down and by :func:`explain_probe`."""
 
     def columns(self) -> list[tuple[str, bool | None]]:
         """The table columns this metric reports, with their direction: its own name for a mean,
@@ -79,6 +83,7 @@ METRICS: Registry[Metric] = Registry("metric")
 
 
 def metric(name: str, description: str, *, higher_is_better: bool | None, aggregation: Aggregation = "mean",
+           explain: Callable[[Probe], str | None] | None = None,
            levels: tuple[tuple[str, bool | None], ...] = (),
            ceiling: Callable[[Probe], bool | None] | None = None,
            requires: Callable[[], None] | None = None,
@@ -88,7 +93,7 @@ def metric(name: str, description: str, *, higher_is_better: bool | None, aggreg
 
     def deco(fn: Callable[[Probe], Value]) -> Callable[[Probe], Value]:
         METRICS.register(name, Metric(name, description, fn, higher_is_better, aggregation, levels, ceiling, requires,
-                                      scores_answer))
+                                      scores_answer, explain))
         return fn
 
     return deco
@@ -140,8 +145,66 @@ def update_outcome(text: str | None, p: Probe) -> str:
     return {(True, False): "current_only", (True, True): "both", (False, True): "stale_only"}.get((current, stale), "neither")
 
 
+def _explain_context(p: Probe) -> str | None:
+    if not _answerable(p):
+        return None
+    return explain_presence(p["gold"], _match(p), p.get("context_items"), p.get("context"))
+
+
+def _explain_answer(p: Probe) -> str | None:
+    if p.get("error"):
+        return f"no answer: {str(p['error'])[:120]}"
+    judge = p.get("judge") or {}
+    verdict = ""
+    if "correct" in judge and "error" not in judge:
+        verdict = f"judge ({judge.get('model') or 'judge'}): {'correct' if judge['correct'] else 'wrong'}; "
+    if p.get("abstain"):
+        return verdict + ("the answer abstains" if _abstained(p) else f"the answer does not abstain: '{str(p.get('answer'))[:80]}'")
+    if not p.get("gold"):
+        return None
+    return verdict + explain_presence(p["gold"], _match(p), None, p.get("answer"), where="answer")
+
+
+def _explain_abstained(p: Probe) -> str | None:
+    if p.get("error"):
+        return f"no answer: {str(p['error'])[:120]}"
+    answer = str(p.get("answer") or "")
+    return f"the answer says it does not know: '{answer[:80]}'" if _abstained(p) else f"the answer does not abstain: '{answer[:80]}'"
+
+
+def _explain_sources(p: Probe) -> str | None:
+    if not p.get("evidence") or not _answerable(p):
+        return None
+    return explain_sources(p["evidence"], p.get("context_source_turn_ids") or [])
+
+
+def _explain_carried(p: Probe) -> str | None:
+    if not p.get("evidence") or not _answerable(p):
+        return None
+    return explain_carried(p["evidence"], p["gold"], p.get("context_items"))
+
+
+def _explain_update(field: str) -> Callable[[Probe], str | None]:
+    def explain(p: Probe) -> str | None:
+        if not _is_update(p):
+            return None
+        text = p.get(field)
+        stale = [s for s in p["superseded"] if contains(text, s)]
+        current = explain_presence(p["gold"], _match(p), p.get("context_items") if field == "context" else None, text,
+                                   where=field)
+        return current + ("; stale value(s) present: " + ", ".join(f"'{s}'" for s in stale) if stale else "; no stale value")
+    return explain
+
+
+def _explain_leak(p: Probe) -> str | None:
+    if not p.get("forbidden"):
+        return None
+    found = [(f, w) for f in p["forbidden"] for w in ("context", "answer") if contains(p.get(w), f)]
+    return "; ".join(f"planted '{f}' in the {w}" for f, w in found) or "no planted string in the context or the answer"
+
+
 @metric("evidence_recall", "string recall: a gold answer (normalised, aliases included) is in the injected context",
-        higher_is_better=True, ceiling=_gold_written)
+        higher_is_better=True, ceiling=_gold_written, explain=_explain_context)
 def evidence_recall(p: Probe) -> Value:
     if not _answerable(p):
         return None
@@ -149,7 +212,7 @@ def evidence_recall(p: Probe) -> Value:
 
 
 @metric("provenance_recall", "provenance recall: share of evidence turns among the context's source turns "
-        "(credits a summary or fact for its sources even when the value was lost)", higher_is_better=True)
+        "(credits a summary or fact for its sources even when the value was lost)", higher_is_better=True, explain=_explain_sources)
 def provenance_recall(p: Probe) -> Value:
     ev = p.get("evidence") or []
     if not ev or not _answerable(p):
@@ -159,7 +222,7 @@ def provenance_recall(p: Probe) -> Value:
 
 
 @metric("content_recall", "content-preserving recall: share of evidence turns with a context item derived from them "
-        "that still carries a gold form", higher_is_better=True, ceiling=_gold_written)
+        "that still carries a gold form", higher_is_better=True, ceiling=_gold_written, explain=_explain_carried)
 def content_recall(p: Probe) -> Value:
     ev = p.get("evidence") or []
     items = p.get("context_items")
@@ -174,7 +237,7 @@ def content_recall(p: Probe) -> Value:
 
 
 @metric("answer_correct", "answer is right: LLM judge when configured, else normalised gold containment; "
-        "for abstention probes: the agent abstained", scores_answer=True, higher_is_better=True)
+        "for abstention probes: the agent abstained", scores_answer=True, higher_is_better=True, explain=_explain_answer)
 def answer_correct(p: Probe) -> Value:
     if p.get("error"):
         return 0.0
@@ -200,7 +263,7 @@ def answer_f1(p: Probe) -> Value:
 
 
 @metric("update_context", "knowledge update: which values the context holds (current only / both / stale only / neither)",
-        higher_is_better=None, aggregation="proportions", levels=UPDATE_LEVELS)
+        higher_is_better=None, aggregation="proportions", levels=UPDATE_LEVELS, explain=_explain_update("context"))
 def update_context(p: Probe) -> Value:
     if not _is_update(p):
         return None
@@ -208,7 +271,7 @@ def update_context(p: Probe) -> Value:
 
 
 @metric("update_answer", "knowledge update: which values the answer asserts (current only / both / stale only / neither)",
-        scores_answer=True, higher_is_better=None, aggregation="proportions", levels=UPDATE_LEVELS)
+        scores_answer=True, higher_is_better=None, aggregation="proportions", levels=UPDATE_LEVELS, explain=_explain_update("answer"))
 def update_answer(p: Probe) -> Value:
     if not _is_update(p):
         return None
@@ -216,27 +279,28 @@ def update_answer(p: Probe) -> Value:
 
 
 @metric("update_correct", "knowledge update: the answer gives the current value and no superseded one",
-        scores_answer=True, higher_is_better=True)
+        scores_answer=True, higher_is_better=True, explain=_explain_update("answer"))
 def update_correct(p: Probe) -> Value:
     outcome = update_answer(p)
     return None if outcome is None else float(outcome == "current_only")
 
 
-@metric("abstain_when_should", "abstention probe: the agent said it does not know", scores_answer=True, higher_is_better=True)
+@metric("abstain_when_should", "abstention probe: the agent said it does not know", scores_answer=True, higher_is_better=True,
+        explain=_explain_abstained)
 def abstain_when_should(p: Probe) -> Value:
     if not p.get("abstain"):
         return None
     return float(_abstained(p)) if not p.get("error") else 0.0
 
 
-@metric("false_abstention", "answerable probe: the agent wrongly said it does not know", scores_answer=True, higher_is_better=False)
+@metric("false_abstention", "answerable probe: the agent wrongly said it does not know", scores_answer=True, higher_is_better=False, explain=_explain_abstained)
 def false_abstention(p: Probe) -> Value:
     if not _answerable(p) or p.get("error"):
         return None
     return float(_abstained(p))
 
 
-@metric("forbidden_leak", "injection: a planted string appears in the context or the answer", higher_is_better=False)
+@metric("forbidden_leak", "injection: a planted string appears in the context or the answer", higher_is_better=False, explain=_explain_leak)
 def forbidden_leak(p: Probe) -> Value:
     if not p.get("forbidden"):
         return None
@@ -246,6 +310,18 @@ def forbidden_leak(p: Probe) -> Value:
 @metric("errored", "the probe could not be answered (model failure after retries)", higher_is_better=False)
 def errored(p: Probe) -> Value:
     return float(bool(p.get("error")))
+
+
+def explain_probe(p: Probe, names: Sequence[str] | None = None) -> dict[str, str]:
+    """Why the probe scored what it did, per metric that explains itself (and applies to it)."""
+    out = {}
+    for name in names or METRICS.names():
+        m = METRICS.get(name)
+        if m.explain is not None and m.fn(p) is not None:  # only where the metric applies
+            why = m.explain(p)
+            if why:
+                out[name] = why
+    return out
 
 
 def score_probe(p: Probe) -> dict[str, Value]:
