@@ -124,7 +124,9 @@ def failing_attempts(run_dir: Path) -> set[str]:
         return set()
     if b'"ok":false' not in raw and b'"ok": false' not in raw:
         return set()
-    return {c.get("attempt") for c in read_jsonl(path) if not c.get("ok", True)}
+    # a failed judge call is repaired by the judge pass (which re-judges failed verdicts), not by
+    # playing the unit again
+    return {c.get("attempt") for c in read_jsonl(path) if not c.get("ok", True) and c.get("phase") != "judge"}
 
 
 def finished_units(run_dir: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -282,6 +284,9 @@ class Runner:
 
                 with quiet_gc():
                     self.executor.run(todo, job, recorder.write, lambda n: progress.advance(task, n), on_end)
+            recorder.close()  # every unit's records are on disk before the judge reads them
+            if self.config.judge_spec() is not None:
+                self._judge_pass()
         except KeyboardInterrupt:
             status = "interrupted"
             raise
@@ -308,6 +313,15 @@ class Runner:
             raise RunAborted(f"run stopped: {abort_error} (manifest status 'failed'; fix the cause and "
                              f"resume with --resume {self.run_dir})")
         return self.run_dir
+
+    def _judge_pass(self) -> None:
+        """Judge the recorded answers of the final attempts that have no verdict yet (or a failed one):
+        the one judging path, shared with ``memlab rejudge`` (:func:`memlab.judging.rejudge.judge_recorded`)."""
+        from memlab.judging.rejudge import judge_recorded
+
+        workers = self.config.executor.workers if self.config.executor.type in ("threads", "auto") else 1
+        judge_recorded(self.run_dir, self.run_dir, self.config.judge_spec(), self.config.judge_prompt,
+                       workers=workers, redo=False)
 
     def _finalize(self, manifest: dict[str, Any], status: str, abort_error: str | None) -> None:
         ends = finished_units(self.run_dir)

@@ -101,7 +101,7 @@ class Workbench:
         models = {"default": model_for(config.model), **{p: model_for(s) for p, s in specs.items()}}
         judge_spec = config.judge_spec()
         self.judge_model = model_for(judge_spec) if judge_spec else None
-        self.roles = MemoryRoles(models, self.judge_model, judge_prompt=config.judge_prompt)
+        self.roles = MemoryRoles(models)
         from memlab.ragas_metrics import RagasJudge
 
         self.ragas_judge = RagasJudge.for_run(judge_spec, config.metrics)
@@ -150,7 +150,7 @@ class Workbench:
     def models_manifest(self) -> dict[str, Any]:
         """``default`` (the model of every role not overridden), per-role models, the judge."""
         roles = self.roles.describe()
-        judge = roles.pop("judge")
+        judge = self.judge_model.describe() if self.judge_model is not None else None
         default = self.roles.model.describe()
         return {"default": default, "roles": roles, "judge": judge,
                 "heuristic": any(bool(r.get("heuristic")) for r in roles.values())}
@@ -297,8 +297,6 @@ class UnitPlayer:
 
     def _ask(self, strategy: Any, probe: Probe, event: TurnEvent, base: dict[str, Any], texts: dict[str, str],
              tracker: SurvivalTracker, where: dict[str, Any]) -> None:
-        from memlab.judging.prompts import judge_inputs, judge_record
-
         now = probe.asked_at or event.timestamp
         gold = [g.forms() for g in probe.gold]
         with calls.call_scope(probe_id=probe.id, phase="probe"):
@@ -310,11 +308,7 @@ class UnitPlayer:
                 raise RuntimeError(f"answering probe {probe.id!r} failed: {type(exc).__name__}: {exc}") from exc
             ctx = result.context
             text = ctx.text
-            judge = None
-            if self.bench.roles.judge is not None and result.answer is not None:
-                prompt = self.bench.roles.judge_prompt
-                judge = judge_record(self.bench.roles.judge, prompt, judge_inputs(
-                    prompt, probe.question, gold, probe.gold_match, list(probe.superseded), result.answer))
+            judge = None  # judged after the units, over the recorded answers (memlab.judging.rejudge.judge_recorded)
         evidence_texts = [texts[e] for e in probe.evidence if e in texts]
         ragas_llm = None
         if self.bench.ragas_judge is not None and result.answer is not None and gold:

@@ -104,8 +104,8 @@ def test_rejudge_judges_final_attempts_only_and_escapes_line_separators(tmp_path
     made = [c for c in read_jsonl(dest / "calls.jsonl") if c["call_id"] not in source_ids]
     assert len(made) == 4 and all(c["purpose"] == "judge" and c["attempt"] in final for c in made), \
         "one judge call per final answered probe, none for the failed attempt's"
-    kept = [c for c in read_jsonl(dest / "calls.jsonl") if c["call_id"] in source_ids and c["purpose"] == "judge"]
-    assert kept and all(c["attempt"] not in final for c in kept), "the failed attempt's records stay as they were"
+    # the run judged after its units, over the final attempts only: the failed attempt was never judged
+    assert not [c for c in read_jsonl(run / "calls.jsonl") if c["purpose"] == "judge" and c["attempt"] not in final]
     raw = (dest / "probes.jsonl").read_bytes()
     assert b"\xe2\x80\xa8" not in raw and b"\\u2028" in raw, "U+2028 written escaped, as the recorder writes it"
     assert len(load_run(dest).probes) == 4
@@ -126,3 +126,31 @@ def test_rejudge_stops_with_exit_1_when_the_judge_asks_to_wait_an_hour(judged_ru
         reset_endpoints(judge_server.base_url)  # the breaker this opened must not stop the other tests
     assert code == EXIT_CODES["failed"] == 1
     assert "retry after 3600s" in capsys.readouterr().err and not (tmp_path / "rejudged").exists()
+
+
+def test_a_run_judges_after_its_units_and_a_resume_rejudges_failed_verdicts_without_replaying(tmp_path, judge_server):
+    """Judging is a pass over the recorded answers (one code path with rejudge): the judge's calls
+    carry phase 'judge' and come after every unit ended; verdicts that failed are judged again by a
+    resume, which plays no unit again."""
+    cfg = _config(tmp_path, _dataset(tmp_path), strategies=[{"name": "full_context"}],
+                  judge={"provider": "openai", "model": "judge", "base_url": judge_server.base_url,
+                         "api_key_env": "MEMLAB_TEST_NO_KEY", "max_attempts": 1, "retry_base_delay_s": 0})
+    judge_server.default_fields = {"correct": "True", "abstained": "False"}
+    judge_server.mode = {"status": 500}
+    try:
+        run = Runner(cfg, progress=False).run()
+    finally:
+        judge_server.mode = {}
+    first = load_run(run)
+    assert first.manifest["status"] == "completed_with_failures"
+    assert all("error" in j for j in first.probes["judge"]) and all(math.isnan(v) for v in first.probes["answer_correct"])
+    calls = read_jsonl(run / "calls.jsonl")
+    judge_calls = [c for c in calls if c["purpose"] == "judge"]
+    assert judge_calls and {c["phase"] for c in judge_calls} == {"judge"} and {c["probe_id"] for c in judge_calls} == {"p0-q", "p1-q"}
+    units_before = read_jsonl(run / "units.jsonl")
+    resumed = Runner(cfg, run_dir=run, resume=True, progress=False).run()
+    assert read_jsonl(resumed / "units.jsonl") == units_before  # no unit played again
+    res = load_run(resumed)
+    assert res.manifest["status"] == "completed" and list(res.probes["answer_correct"]) == [1.0, 1.0]
+    judge_calls = [c for c in read_jsonl(resumed / "calls.jsonl") if c["purpose"] == "judge"]
+    assert len(judge_calls) == 2 and all(c["ok"] for c in judge_calls)  # the failed calls were replaced

@@ -1,5 +1,8 @@
 """Re-scoring an existing run with another judge, without re-running its strategies.
 
+A run judges its answers the same way: after its units, as a pass over the recorded answers
+(:func:`judge_recorded`; never inside the unit loop), so re-judging and judging are one code path.
+
 ``rejudge(run_dir, judge, prompt=...)`` copies the run's records into a new run folder, replaces
 only the ``judge`` field of every answered probe of a final attempt with the new judge's verdict
 (contexts, answers, memory operations and the other streams are copied byte for byte; probes of
@@ -98,23 +101,34 @@ def rejudge(run_dir: str | Path, judge: Any = None, *, prompt: str = DEFAULT_JUD
     return dest
 
 
-def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, prompt: str, workers: int) -> None:
+def judge_recorded(src: Path, dest: Path, spec: Any, prompt: str, *, workers: int = 1, redo: bool = True
+                   ) -> tuple[list[dict[str, Any]], Any]:
+    """The one judging path (issue 20): judge the recorded answers of ``src``'s final attempts with
+    ``spec`` under ``prompt`` and write ``dest``'s ``probes.jsonl`` (the ``judge`` field filled) and
+    ``calls.jsonl`` (the judge's calls, scoped to their probes, phase ``judge``). ``redo``: judge
+    every answer (``memlab rejudge``: the earlier verdicts and judge calls are dropped); otherwise
+    only answers without a verdict, or whose verdict failed (a run's judge pass, and its resume).
+    ``dest`` may be ``src``: the files are replaced atomically. Returns (the verdicts made, the model)."""
     probes = read_jsonl(src / "probes.jsonl")
     final = final_attempts(src)
-    todo = [i for i, p in enumerate(probes) if p.get("answer") is not None and p.get("attempt") in final]
+
+    def pending(p: dict[str, Any]) -> bool:
+        return redo or not isinstance(p.get("judge"), dict) or "error" in p["judge"]
+
+    todo = [i for i, p in enumerate(probes) if p.get("answer") is not None and p.get("attempt") in final and pending(p)]
     items = [judge_inputs(prompt, probes[i]["question"], probes[i]["gold"], probes[i].get("gold_match") or "any",
                           probes[i].get("superseded") or [], probes[i]["answer"]) for i in todo]
     scopes = [{k: probes[i].get(k) for k in ("run_id", "attempt", "strategy", "dataset", "conversation_id")}
-              | {"probe_id": probes[i]["probe_id"], "phase": "probe"} for i in todo]
+              | {"probe_id": probes[i]["probe_id"], "phase": "judge"} for i in todo]
     model = build_judge(spec)
     verdicts, made = judge_all(model, prompt, items, scopes=scopes, workers=workers, temperature=spec.temperature)
     for i, verdict in zip(todo, verdicts, strict=True):
         probes[i]["judge"] = verdict
-    for stream in sorted(src.glob("*.jsonl")):
-        if stream.name not in ("probes.jsonl", "calls.jsonl"):
-            shutil.copyfile(stream, dest / stream.name)
     _write_jsonl(dest / "probes.jsonl", probes)
-    kept = [c for c in read_jsonl(src / "calls.jsonl") if c.get("purpose") != "judge" or c.get("attempt") not in final]
+    redone = {(probes[i].get("attempt"), probes[i]["probe_id"]) for i in todo}
+    kept = [c for c in read_jsonl(src / "calls.jsonl")
+            if c.get("purpose") != "judge" or c.get("attempt") not in final
+            or (not redo and (c.get("attempt"), c.get("probe_id")) not in redone)]
     for record in made:
         data = record.model_dump(mode="json")
         scope = data.pop("scope", {}) or {}
@@ -122,7 +136,16 @@ def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, pr
             data["error"] = redact_text(data["error"])
         kept.append(CallRow.model_validate({**data, **scope}).model_dump(mode="json"))
     _write_jsonl(dest / "calls.jsonl", kept)
-    failed_calls = sum(1 for c in kept if c.get("attempt") in final and not c.get("ok", True))
+    return verdicts, model
+
+
+def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, prompt: str, workers: int) -> None:
+    for stream in sorted(src.glob("*.jsonl")):
+        if stream.name not in ("probes.jsonl", "calls.jsonl"):
+            shutil.copyfile(stream, dest / stream.name)
+    verdicts, model = judge_recorded(src, dest, spec, prompt, workers=workers, redo=True)
+    final = final_attempts(src)
+    failed_calls = sum(1 for c in read_jsonl(dest / "calls.jsonl") if c.get("attempt") in final and not c.get("ok", True))
 
     new = json.loads(json.dumps(manifest))
     judged = judge_manifest(spec, prompt)

@@ -263,10 +263,10 @@ class MemoryRoles(dspy.Module):
     """The roles a strategy may use, composed as attributes (a DSPy Module's predictors).
 
     ``models`` maps a purpose (see :data:`ROLE_PURPOSES`) to the model that answers it; purposes
-    not listed use ``default``. The judge exists only when a judge model is given."""
+    not listed use ``default``. The judge is not one of them: judging is a pass over the recorded
+    answers after the units (:mod:`memlab.judging`), never a role a strategy holds."""
 
-    def __init__(self, models: dict[str, ChatModel] | ChatModel, judge_model: ChatModel | None = None,
-                 *, native_tools: bool = True, judge_prompt: str | None = None) -> None:
+    def __init__(self, models: dict[str, ChatModel] | ChatModel, *, native_tools: bool = True) -> None:
         super().__init__()
         if not isinstance(models, dict):
             models = {"default": models}
@@ -293,12 +293,7 @@ class MemoryRoles(dspy.Module):
         self.compose = Role(sig.ComposeSummaries, pick("consolidate"), "consolidate")
         self.analyze_learning = Role(sig.AnalyzeForLearning, pick("extract"), "extract")
         self.sync_profile = Role(sig.SyncProfile, pick("consolidate"), "consolidate")
-        judge = judge_model or models.get("judge")
-        from memlab.judging.prompts import DEFAULT_JUDGE_PROMPT, judge_role
-
-        self.judge_prompt = judge_prompt or DEFAULT_JUDGE_PROMPT
-        self.judge = judge_role(judge, self.judge_prompt) if judge is not None else None
 
     def describe(self) -> dict[str, Any]:
         return {purpose: self.models.get(purpose, self.models["default"]).describe() for purpose in ROLE_PURPOSES
-                if purpose != "judge"} | {"judge": self.judge.model.describe() if self.judge else None}
+                if purpose != "judge"}
