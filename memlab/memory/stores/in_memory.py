@@ -25,6 +25,7 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
@@ -54,6 +55,7 @@ class _Space:
         self.expiring = np.zeros(cap, dtype=bool)
         self.kind = np.zeros(cap, dtype=np.int32)
         self.dead = 0
+        self.rev = 0
 
     @property
     def n(self) -> int:
@@ -172,6 +174,7 @@ class InMemoryStore:
         self._spaces: dict[str, _Space] = {}
         self._kw = KeywordIndex()
         self._lock = threading.Lock()
+        self._writes = 0
         self.work: Counter[str] = Counter()
         """Deterministic work counts (benchmarks/tests of per-turn cost): ``items_out`` items handed
         out, ``python_scanned`` items checked one by one in Python, ``rows_scored`` vector rows
@@ -191,6 +194,7 @@ class InMemoryStore:
                 space = self._spaces.setdefault(item.namespace, _Space())
                 space.put(item.model_copy(deep=True), _unit(embeddings[i]) if embeddings is not None else None)
                 self._kw.put(item.namespace, item.id, item.text, item.created_at)
+                space.rev = self._writes = self._writes + 1
             self.work["writes"] += len(items)
 
     def get(self, namespace: str, ids: Sequence[str]) -> list[MemoryItem]:
@@ -209,12 +213,15 @@ class InMemoryStore:
                 raise KeyError(f"no item {item.id!r} in namespace {item.namespace!r}")
             space.put(item.model_copy(deep=True), _unit(embedding) if embedding is not None else None)
             self._kw.put(item.namespace, item.id, item.text, item.created_at)
+            space.rev = self._writes = self._writes + 1
             self.work["writes"] += 1
 
     def delete(self, namespace: str, ids: Sequence[str]) -> int:
         with self._lock:
             space = self._spaces.get(namespace)
             n = sum(space.remove(i) for i in ids) if space is not None else 0
+            if n:
+                space.rev = self._writes = self._writes + 1
             self._kw.remove(namespace, ids)
             self.work["writes"] += n
             return n
@@ -241,8 +248,13 @@ class InMemoryStore:
             rows = rows[space.has_vec[rows]] if len(rows) else rows
             if not len(rows):
                 return []
-            # the candidates' vectors stacked in insertion order (as np.stack of them was), times the unit query
-            scores = space.vecs[rows] @ _unit(embedding)
+            # the candidates' vectors stacked in insertion order (as np.stack of them was), times the unit
+            # query. BLAS results depend on the matrix's row count, so the candidates are multiplied on
+            # their own, not picked out of all rows' scores; a contiguous run of rows needs no copy
+            first, last = int(rows[0]), int(rows[-1])
+            mat = space.vecs[first:last + 1] if last - first + 1 == len(rows) else space.vecs[rows]
+            with _one_blas_thread():  # a small product: BLAS threads only spin (same scores either way)
+                scores = mat @ _unit(embedding)
             self.work["rows_scored"] += len(rows)
             hits = top_k(_Rows(space, rows), scores, k)
             self.work["items_out"] += len(hits)
@@ -290,6 +302,13 @@ class InMemoryStore:
         self.work["items_out"] += len(items)
         return items
 
+    def revision(self, namespace: str) -> int:
+        """A number that changes whenever the namespace does (0: empty, never written). A component
+        that keeps an index of what it read can tell whether anyone wrote since (see
+        :class:`~memlab.strategies.fact_history.ConflictResolve`); other backends do not offer it."""
+        space = self._spaces.get(namespace)
+        return space.rev if space is not None else 0
+
     def count(self, namespace: str | None = None) -> int:
         if namespace is None:
             return sum(len(s.items) for s in self._spaces.values())
@@ -306,6 +325,21 @@ class InMemoryStore:
 
     def close(self) -> None:
         pass
+
+
+_BLAS: Any = None
+
+
+def _one_blas_thread() -> Any:
+    """One BLAS thread for a search's matrix-vector product. With the default (a thread per core)
+    OpenBLAS splits a few thousand rows across threads that spin waiting for each other, which on
+    a busy machine made a search over 2,000 memories cost more than the rest of a turn."""
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
 
 
 def _eligible(it: MemoryItem, where: Where | None, include_invalid: bool, now: datetime) -> bool:
