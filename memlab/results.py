@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.metrics import METRICS, check_metric_names, score_probe
+from memlab.metrics import METRICS, check_metric_names, score_probes
 from memlab.records import check_format, read_manifest, upgrade_v1
 from memlab.recorder import read_jsonl
 from memlab.stats import Bootstrap, cluster_bootstrap, paired_compare
@@ -133,7 +133,7 @@ class RunResults:
                 # those back into None so "no error" is not read as a (truthy) NaN error.
                 records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
                            for r in df.to_dict("records")]
-                scores = pd.DataFrame([score_probe(r) for r in records], index=df.index)
+                scores = pd.DataFrame(score_probes(records), index=df.index)
                 means = [n for n in METRICS.names() if METRICS.get(n).aggregation == "mean"]
                 scores[means] = scores[means].astype(float)  # a level column (proportions) stays text
                 df = pd.concat([df, scores], axis=1)
