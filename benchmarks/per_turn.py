@@ -87,9 +87,12 @@ class _CountingEmbedder:
 
 
 def play(preset: str | dict[str, Any], conversation: Any, *, embedder: Any = None, model: Any = None,
-         store_options: dict[str, dict[str, Any]] | None = None, namespace: str = "bench/c1") -> TurnCosts:
+         store_options: dict[str, dict[str, Any]] | None = None, namespace: str = "bench/c1",
+         wrap_store: Any = None, before_close: Any = None) -> TurnCosts:
     """Play ``conversation`` (a :class:`~memlab.datasets.models.Conversation`) through a preset
-    (name or strategy spec) on the offline model and return its per-turn costs."""
+    (name or strategy spec) on the offline model and return its per-turn costs. ``wrap_store``
+    (optional) wraps each store the strategy builds (a test's guard); ``before_close`` is called
+    after the conversation, while the stores are still open."""
     from memlab.embeddings import shared_embedder
     from memlab.llm import calls
     from memlab.llm.base import make_model
@@ -108,7 +111,7 @@ def play(preset: str | dict[str, Any], conversation: Any, *, embedder: Any = Non
         backend = s.pop("type")
         store = make_store(backend, **{**(store_options or {}).get(backend, {}), **s})
         inner_stores.append(store)
-        return _CountingStore(store, tally)
+        return _CountingStore(wrap_store(store) if wrap_store is not None else store, tally)
 
     emb = _CountingEmbedder(embedder if embedder is not None else shared_embedder(None), tally)
     model = model if model is not None else make_model({"provider": "offline"}, embedder=emb)
@@ -145,6 +148,8 @@ def play(preset: str | dict[str, Any], conversation: Any, *, embedder: Any = Non
                         n = work["rows_scored"] - work0["rows_scored"]
                     out.counts[c].append(float(n))
             strategy.end_conversation()
+        if before_close is not None:
+            before_close()
     finally:
         strategy.close()
     return out

@@ -110,11 +110,16 @@ class RunResults:
 
     @property
     def calls(self) -> pd.DataFrame:
-        df = self._stream("calls")
-        if not df.empty and "scope" in df.columns:
-            scope = pd.json_normalize(df["scope"].tolist())
-            df = pd.concat([df.drop(columns=["scope"]), scope.drop(columns=[c for c in scope.columns if c in df.columns])], axis=1)
-        return df
+        """One row per model call, its scope's fields as columns (built once: a LoCoMo-sized run
+        has ~100,000 calls and several tables read them)."""
+        if "calls_flat" not in self._frames:
+            df = self._stream("calls")
+            if not df.empty and "scope" in df.columns:
+                scope = pd.json_normalize(df["scope"].tolist())
+                df = pd.concat([df.drop(columns=["scope"]), scope.drop(columns=[c for c in scope.columns if c in df.columns])],
+                               axis=1)
+            self._frames["calls_flat"] = df
+        return self._frames["calls_flat"]
 
     @property
     def memory_ops(self) -> pd.DataFrame:
@@ -245,7 +250,21 @@ class RunResults:
 
         Each metric is aggregated as it declares (a mean, or the share of each level of a
         categorical outcome); intervals are conversation-clustered (:mod:`memlab.stats`) and the
-        ``ci_method`` column says so. Cost columns (context tokens, latencies) have no interval."""
+        ``ci_method`` column says so. Cost columns (context tokens, latencies) have no interval.
+
+        Computed once per set of arguments and kept (a report asks for the same table several
+        times: the printed table, metrics.csv, the category table, the design report); each call
+        gets its own copy. Every interval is seeded on its own, so a table does not depend on
+        which others were computed before it."""
+        key = (by_category, n_boot, tuple(metrics) if metrics else None)
+        tables = self._frames.setdefault("metrics_tables", {})
+        if key not in tables:
+            tables[key] = self._metrics_table(by_category=by_category, n_boot=n_boot, metrics=metrics)
+        out = tables[key].copy()
+        out.attrs = dict(tables[key].attrs)
+        return out
+
+    def _metrics_table(self, *, by_category: bool, n_boot: int | None, metrics: list[str] | None) -> pd.DataFrame:
         spec = self.bootstrap if n_boot is None else Bootstrap(n_boot=n_boot, seed=self.bootstrap.seed)
         probes = self.probes
         columns = ["strategy", "category", "metric", "mean", "ci_low", "ci_high", "n", "conversations", "ceiling",
@@ -258,25 +277,25 @@ class RunResults:
         if by_category:
             groups += [(c, g.index) for c, g in probes.groupby("category")]
         rows = []
+        # a row depends only on its cell's probes and the bootstrap spec (every interval is seeded on
+        # its own), so rows are kept per cell and shared by the tables that contain them
+        cells = self._frames.setdefault("metric_rows", {})
         for category, index in groups:
             for strategy, sf in probes.loc[index].groupby("strategy"):
-                clusters = self._clusters(sf)
+                clusters = None
                 for name in names:
                     m = METRICS.get(name)
                     for col, hib in m.columns():
-                        vals = scored.loc[sf.index, col].to_numpy(dtype=float)
-                        n = int((~np.isnan(vals)).sum())
-                        if n == 0:
-                            continue
-                        mean, lo, hi = cluster_bootstrap(vals, clusters, spec)
-                        rows.append({"strategy": strategy, "category": category, "metric": col, "mean": mean,
-                                     "ci_low": lo, "ci_high": hi, "n": n,
-                                     "conversations": len({c for c, v in zip(clusters, vals) if not np.isnan(v)}),
-                                     "ceiling": _nanmean(scored.loc[sf.index, f"{col}:can_hit"]),
-                                     "higher_is_better": hib, "aggregation": m.aggregation, "ci_method": spec.caption(),
-                                     "description": m.description if col == name else f"{m.description}: share {col.split('.', 1)[1]}"})
+                        key = (spec, category, strategy, name, col)
+                        if key not in cells:
+                            clusters = clusters if clusters is not None else self._clusters(sf)
+                            cells[key] = self._metric_row(scored, sf.index, clusters, spec, m, name, col, hib,
+                                                          strategy, category)
+                        if cells[key] is not None:
+                            rows.append(dict(cells[key]))
                 for col in COST_COLUMNS:
                     if col in sf and sf[col].notna().any():
+                        clusters = clusters if clusters is not None else self._clusters(sf)
                         rows.append({"strategy": strategy, "category": category, "metric": col,
                                      "mean": float(sf[col].astype(float).mean()), "ci_low": np.nan, "ci_high": np.nan,
                                      "n": int(sf[col].notna().sum()), "conversations": len(set(clusters)),
@@ -288,6 +307,21 @@ class RunResults:
             out[k] = v
         out.attrs["caption"] = spec.caption()
         return out
+
+    @staticmethod
+    def _metric_row(scored: pd.DataFrame, index: pd.Index, clusters: list[tuple[str, str]], spec: Bootstrap, m: Any,
+                    name: str, col: str, hib: bool | None, strategy: str, category: str) -> dict[str, Any] | None:
+        vals = scored.loc[index, col].to_numpy(dtype=float)
+        n = int((~np.isnan(vals)).sum())
+        if n == 0:
+            return None
+        mean, lo, hi = cluster_bootstrap(vals, clusters, spec)
+        return {"strategy": strategy, "category": category, "metric": col, "mean": mean,
+                "ci_low": lo, "ci_high": hi, "n": n,
+                "conversations": len({c for c, v in zip(clusters, vals) if not np.isnan(v)}),
+                "ceiling": _nanmean(scored.loc[index, f"{col}:can_hit"]),
+                "higher_is_better": hib, "aggregation": m.aggregation, "ci_method": spec.caption(),
+                "description": m.description if col == name else f"{m.description}: share {col.split('.', 1)[1]}"}
 
     def ceilings(self, metrics: list[str] | None = None) -> pd.DataFrame:
         """Per dataset and reported column: the share of applicable probes that can be scored a
