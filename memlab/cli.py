@@ -93,7 +93,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
             raise ValueError("several run folders are compared only in a design report: add --html OUT.html or --md OUT.md")
         if args.compare or args.reference or args.by_category:
             raise ValueError("--compare, --reference and --by-category read one run folder")
-    written = _write_design_reports(args)
+    # every run folder is read (and its probes scored) once, for the design report and the tables
+    loaded = [load_run(p) for p in args.run_dirs]
+    written = _write_design_reports(args, loaded)
     if len(args.run_dirs) > 1:
         print("wrote " + ", ".join(map(str, written)))
         return 0
@@ -101,7 +103,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     console = Console()
     if not console.is_terminal:
         console = Console(width=200)
-    res = load_run(args.run_dir)
+    res = loaded[0]
     if args.compare or args.reference:  # check the names before any work or output
         known = set(res.strategies) or set(res.probes["strategy"])
         for name in (args.compare or []) + ([args.reference] if args.reference else []):
@@ -111,7 +113,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
                 close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.5)
                 hint = f" Did you mean {close[0]!r}?" if close else ""
                 raise ValueError(f"{args.run_dir}: no strategy {name!r} in this run.{hint} Strategies: {', '.join(sorted(known))}")
-    files = write_report(args.run_dir, console=console)
+    files = write_report(res, console=console)
     if args.by_category:
         table = category_table(res)
         console.print(table.round(2).to_string())
@@ -125,17 +127,19 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_design_reports(args: argparse.Namespace) -> list[Path]:
-    """The ``--html`` / ``--md`` design reports (memlab.html_report), when asked for."""
+def _write_design_reports(args: argparse.Namespace, loaded: list | None = None) -> list[Path]:
+    """The ``--html`` / ``--md`` design reports (memlab.html_report), when asked for (``loaded``:
+    the runs already read, whose scored probes and tables are reused)."""
     if not (args.html or args.md):
         return []
     from memlab.html_report import report_html, report_markdown
 
+    runs = loaded or args.run_dirs
     out = []
     if args.html:
-        out.append(report_html(args.run_dirs, args.html))
+        out.append(report_html(runs, args.html))
     if args.md:
-        out.append(report_markdown(args.run_dirs, args.md))
+        out.append(report_markdown(runs, args.md))
     return out
 
 

@@ -35,6 +35,10 @@ from memlab.results import RunResults, load_run
 
 MAX_FAILED_PER_STRATEGY = 20
 """Failed probes shown per strategy; the rest are counted (all are in the run's probes.jsonl)."""
+MAX_CONTEXT_LINES = 60
+"""Context lines shown per failed probe: every line from an evidence turn, then the first others up
+to this many; a last line says how many were left out (a full history has ~600 per probe, which
+made the report of a LoCoMo-sized run tens of megabytes; all are in probes.jsonl)."""
 
 UPDATE_COLORS = {"current_only": "#2e7d32", "both": "#f9a825", "stale_only": "#c62828", "neither": "#9e9e9e"}
 OP_COLORS = {"ADD": "#1565c0", "UPDATE": "#6a1b9a", "DELETE": "#c62828", "NOOP": "#9e9e9e"}
@@ -118,6 +122,8 @@ class ProbeCase:
     evidence: list[str]
     missing_evidence: list[str]
     lines: list[ContextLine]
+    context_lines: int = 0
+    """Lines the probe's context held (``lines`` shows at most MAX_CONTEXT_LINES of them, then a note)."""
 
 
 @dataclass
@@ -171,16 +177,18 @@ class _Run:
                 f"{self.res.intervals.caption()}")
 
 
-def _load(run_dirs: list[str | Path]) -> list[_Run]:
+def _load(run_dirs: list[str | Path | RunResults]) -> list[_Run]:
+    """The runs, read from their folders (a run given already loaded is used as it is: its scored
+    probes and tables are not computed again)."""
     if not run_dirs:
         raise ValueError("give at least one run folder")
-    paths = [Path(p) for p in run_dirs]
+    paths = [p.path if isinstance(p, RunResults) else Path(p) for p in run_dirs]
     seen: set[Path] = set()
     for p in paths:
         if p.resolve() in seen:
             raise ValueError(f"{p}: run folder given twice")
         seen.add(p.resolve())
-    results = [load_run(p) for p in paths]
+    results = [r if isinstance(r, RunResults) else load_run(r) for r in run_dirs]
     names = [str(r.manifest.get("name")) for r in results]
     multi = len(results) > 1
     unique_names = len(set(names)) == len(names)
@@ -595,20 +603,31 @@ def _case(label: str, p: dict[str, Any]) -> ProbeCase:
     else:
         # split on "\n" only, as the context was joined: str.splitlines() also breaks at U+2028 & co.
         lines = [ContextLine("", line, False, []) for line in str(p.get("context") or "").split("\n") if line.strip()]
+    total = len(lines)
+    if len(lines) > MAX_CONTEXT_LINES:
+        room = max(0, MAX_CONTEXT_LINES - sum(x.evidence for x in lines))
+        shown = [x for x in lines if x.evidence or (room := room - 1) >= 0]
+        lines = shown + [ContextLine(shown[-1].section if shown else "",
+                                     f"… {len(lines) - len(shown)} more context lines not shown (the report shows "
+                                     f"{MAX_CONTEXT_LINES} per probe, evidence lines first; all are in probes.jsonl)",
+                                     False, [])]
     have = set(p.get("context_source_turn_ids") or [])
     return ProbeCase(label, str(p["dataset"]), str(p["conversation_id"]), str(p["probe_id"]), str(p["category"]),
                      str(p["question"]), _fmt_gold(p.get("gold"), p.get("gold_match", "any")),
                      "(no answer)" if p.get("answer") is None else str(p["answer"]),
                      redact_text(json.dumps(p["judge"], ensure_ascii=False, default=str)) if p.get("judge") else "",
                      _failure_reasons(p), evidence,
-                     [e for e in evidence if e not in have], lines)
+                     [e for e in evidence if e not in have], lines, total)
 
 
 def _failed_probes(runs: list[_Run]) -> Section:
     s = Section("failed-probes", "Failed probes")
     s.blocks.append(Text("A probe failed when its answer was wrong (for an abstention probe: it did not abstain), the gold "
                          "answer was not in the injected context, it errored, or an injected string leaked. Context lines "
-                         "derived from the probe's evidence turns are marked."))
+                         "derived from the probe's evidence turns are marked. Shown: the first "
+                         f"{MAX_FAILED_PER_STRATEGY} failed probes of each strategy, each with at most "
+                         f"{MAX_CONTEXT_LINES} of its context lines (evidence lines first); what is left out is counted, "
+                         "and every probe with its whole context is in the run's probes.jsonl."))
     for r in runs:
         probes = r.res.probes
         if probes.empty:
@@ -682,7 +701,7 @@ SECTIONS = (_question, _strategies, _datasets, _metrics, _recall_vs_tokens, _cat
 """The report's sections, in order (docs/report.md describes each)."""
 
 
-def build_report(run_dirs: list[str | Path]) -> Report:
+def build_report(run_dirs: list[str | Path | RunResults]) -> Report:
     """Read the run folders into the report's sections (plots drawn, nothing written)."""
     runs = _load(run_dirs)
     names = ", ".join(str(r.res.manifest.get("name")) for r in runs)
@@ -801,7 +820,7 @@ def _html_case(c: ProbeCase) -> str:
             f"<dl><dt>question</dt><dd>{_e(c.question)}</dd><dt>gold</dt><dd>{_e(c.gold)}</dd>"
             f"<dt>answer</dt><dd>{_e(c.answer)}</dd>" + (f"<dt>judge</dt><dd>{_e(c.judge)}</dd>" if c.judge else "")
             + f"<dt>evidence turns</dt><dd>{_e(', '.join(c.evidence) or '–')}{missing}</dd></dl>"
-            f"<div>injected context ({len(c.lines)} lines, {sum(x.evidence for x in c.lines)} from evidence turns):</div>"
+            f"<div>injected context ({c.context_lines or len(c.lines)} lines, {sum(x.evidence for x in c.lines)} from evidence turns):</div>"
             + ("".join(lines) or "<div class=\"ctx\">(empty)</div>") + "</details>")
 
 
@@ -847,7 +866,7 @@ def _md_block(b: Any, stem: str, files: dict[str, bytes]) -> str:
                  f"- **why it failed**: {_m('; '.join(b.reasons))}",
                  f"- **evidence turns**: {_m(', '.join(b.evidence) or '–')}"
                  + (f" (not in context: {_m(', '.join(b.missing_evidence))})" if b.missing_evidence else ""),
-                 f"- **injected context** ({len(b.lines)} lines; ▶ = from an evidence turn):", ""]
+                 f"- **injected context** ({b.context_lines or len(b.lines)} lines; ▶ = from an evidence turn):", ""]
         lines += [f"  - {'▶ **' if x.evidence else ''}{_m(x.text)}{'**' if x.evidence else ''}" for x in b.lines] or ["  - (empty)"]
         return "\n".join(lines)
     raise TypeError(f"no markdown rendering for {type(b).__name__}")
@@ -863,7 +882,7 @@ def render_markdown(report: Report, stem: str) -> tuple[str, dict[str, bytes]]:
     return "\n\n".join(parts) + "\n", files
 
 
-def report_html(run_dirs: list[str | Path], out: str | Path) -> Path:
+def report_html(run_dirs: list[str | Path | RunResults], out: str | Path) -> Path:
     """Write the design report of ``run_dirs`` as one self-contained HTML file ``out``."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -871,7 +890,7 @@ def report_html(run_dirs: list[str | Path], out: str | Path) -> Path:
     return out
 
 
-def report_markdown(run_dirs: list[str | Path], out: str | Path) -> Path:
+def report_markdown(run_dirs: list[str | Path | RunResults], out: str | Path) -> Path:
     """Write the design report as markdown ``out`` with its plots as PNG files beside it."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -43,7 +43,21 @@ def _norm(text: str) -> str:
 
 def lifecycle_table(res: Any, by: tuple[str, ...] = ("strategy",)) -> pd.DataFrame:
     """One row per strategy (or per ``by`` group, e.g. ``("strategy", "category")`` — then the
-    probe-based columns are per category and the others repeat the strategy's value)."""
+    probe-based columns are per category and the others repeat the strategy's value).
+
+    Kept on a loaded run (its records do not change) and copied out: a report asks for it more
+    than once."""
+    frames = getattr(res, "_frames", None)
+    key = ("lifecycle", tuple(by))
+    if isinstance(frames, dict) and key in frames:
+        return frames[key].copy()
+    out = _lifecycle_table(res, by)
+    if isinstance(frames, dict):
+        frames[key] = out.copy()
+    return out
+
+
+def _lifecycle_table(res: Any, by: tuple[str, ...]) -> pd.DataFrame:
     probes, turns, ops, calls, comps = res.probes, res.turns, res.memory_ops, res.calls, res.compressions
     strategies = sorted(set(probes.get("strategy", pd.Series(dtype=str))) | set(turns.get("strategy", pd.Series(dtype=str))))
     rows: dict[str, dict[str, Any]] = {}

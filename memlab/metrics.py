@@ -55,6 +55,10 @@ class Metric:
     explain: Callable[[Probe], str | None] | None = field(default=None, compare=False)
     """Why a probe scored what it did (which gold form, found where / the nearest miss): shown for
     failed probes in the report's drill-down and by :func:`explain_probe`."""
+    prepare: Callable[[Sequence[Probe]], None] | None = field(default=None, compare=False)
+    """Called once with every probe record about to be scored, before ``fn`` is called on each: a
+    metric whose per-probe work repeats across probes (the same context, the same answer) does
+    it there once, in bulk; ``fn`` must give the same values with or without it."""
 
     def columns(self) -> list[tuple[str, bool | None]]:
         """The table columns this metric reports, with their direction: its own name for a mean,
@@ -87,13 +91,14 @@ def metric(name: str, description: str, *, higher_is_better: bool | None, aggreg
            levels: tuple[tuple[str, bool | None], ...] = (),
            ceiling: Callable[[Probe], bool | None] | None = None,
            requires: Callable[[], None] | None = None,
-           scores_answer: bool = False) -> Callable[[Callable[[Probe], Value]], Callable[[Probe], Value]]:
+           scores_answer: bool = False,
+           prepare: Callable[[Sequence[Probe]], None] | None = None) -> Callable[[Callable[[Probe], Value]], Callable[[Probe], Value]]:
     if aggregation == "proportions" and not levels:
         raise ValueError(f"metric {name!r}: a proportions metric declares its levels")
 
     def deco(fn: Callable[[Probe], Value]) -> Callable[[Probe], Value]:
         METRICS.register(name, Metric(name, description, fn, higher_is_better, aggregation, levels, ceiling, requires,
-                                      scores_answer, explain))
+                                      scores_answer, explain, prepare))
         return fn
 
     return deco
@@ -327,6 +332,19 @@ def explain_probe(p: Probe, names: Sequence[str] | None = None) -> dict[str, str
 def score_probe(p: Probe) -> dict[str, Value]:
     """Every metric's per-probe value (float for a mean metric, level name for proportions, None)."""
     return {name: METRICS.get(name).fn(p) for name in METRICS.names()}
+
+
+def score_probes(records: Sequence[Probe]) -> list[dict[str, Value]]:
+    """:func:`score_probe` of every record, after each metric's ``prepare`` saw them all (once per
+    distinct hook): the same values, with repeated work done once."""
+    hooks: list[Callable[[Sequence[Probe]], None]] = []
+    for name in METRICS.names():
+        hook = METRICS.get(name).prepare
+        if hook is not None and hook not in hooks:
+            hooks.append(hook)
+    for hook in hooks:
+        hook(records)
+    return [score_probe(p) for p in records]
 
 
 def check_metric_names(names: Sequence[str], where: str = "metrics") -> list[str]:

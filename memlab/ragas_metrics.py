@@ -180,38 +180,136 @@ def on_grid(value: float) -> float:
 
 
 # --- the non-LLM metrics ------------------------------------------------------------------------
+#
+# Scored in bulk when a run is read (:func:`prepare`, the metrics' ``prepare`` hook): a run of 2,000
+# probes × 12 strategies holds ~24,000 (context, evidence) and (answer, gold) pairs, and a full
+# history's context is ~600 lines, so pair by pair through ragas's objects the context metrics
+# alone took minutes. The values are ragas's own, to the last bit:
+#
+# * context recall and precision compare every (context line, evidence text) pair by ragas's
+#   Levenshtein similarity (``1 - rapidfuzz.distance.Levenshtein.normalized_distance``, the
+#   function ragas's NonLLMStringSimilarity calls); here one ``rapidfuzz.process.cdist`` call
+#   computes the matrix for every distinct context against all the evidence texts of its probes
+#   (the same per-pair values), and ragas's aggregation (best match per evidence text above the
+#   threshold; rank-weighted precision over lines at or above it) is applied to its columns with
+#   the same Python arithmetic (tests/test_ragas_metrics.py compares both with ragas's objects);
+# * the answer metrics are still ragas's objects, but every distinct answer and gold text is
+#   embedded in one call first (a text's vector does not depend on its batch), and all pairs are
+#   scored in one event loop instead of one per pair.
 
-@functools.lru_cache(maxsize=8192)
+_CONTEXTS: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[float, float]] = {}
+_ANSWERS: dict[tuple[str, tuple[str, ...]], dict[str, float]] = {}
+_CACHE_MAX = 200_000
+"""Entries kept per cache (cleared when full): a scorer process reads one or a few runs."""
+
+
+def _similarity(lines: Sequence[str], refs: Sequence[str]) -> Any:
+    """``sim[i, j]`` = ragas's Levenshtein similarity of context line i and evidence text j."""
+    import numpy as np
+    from rapidfuzz import distance, process
+
+    return 1 - process.cdist(lines, refs, scorer=distance.Levenshtein.normalized_distance, dtype=np.float64, workers=1)
+
+
+def _from_matrix(sim: Any) -> tuple[float, float]:
+    """(recall, precision) from the similarity of every context line (rows, in context order) to
+    every evidence text (columns), aggregated exactly as ragas's NonLLMContextRecall and
+    NonLLMContextPrecisionWithReference do (their thresholds, their Python arithmetic)."""
+    import numpy as np
+
+    r = _ragas()
+    best = sim.max(axis=0).tolist()  # per evidence text, its most similar line
+    found = [1 if score > r.context_recall.threshold else 0 for score in best]
+    recall = sum(found) / len(found) if found else float("nan")
+    verdicts = (sim.max(axis=1) >= r.context_precision.threshold).astype(np.int64)  # per line, relevant or not
+    terms = (np.cumsum(verdicts) / np.arange(1, len(verdicts) + 1)) * verdicts  # precision@i where line i is relevant
+    precision = sum(terms.tolist()) / (int(verdicts.sum()) + 1e-10)
+    return float(recall), float(precision)
+
+
 def _context_scores(retrieved: tuple[str, ...], evidence: tuple[str, ...]) -> tuple[float, float]:
-    """(recall, precision) of the context lines against the evidence texts, by ragas."""
+    """(recall, precision) of the context lines against the evidence texts, by ragas's rules."""
     if not retrieved:
         return 0.0, 0.0  # nothing injected: no evidence recalled, no line relevant
+    key = (retrieved, evidence)
+    got = _CONTEXTS.get(key)
+    if got is None:
+        got = _from_matrix(_similarity(retrieved, evidence))
+        _remember(_CONTEXTS, key, got)
+    return got
+
+
+def _remember(cache: dict, key: Any, value: Any) -> None:
+    if len(cache) >= _CACHE_MAX:
+        cache.clear()
+    cache[key] = value
+
+
+def _prepare_contexts(records: Sequence[Probe]) -> None:
+    """Every record's context scores, one similarity matrix per distinct context."""
+    groups: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    for p in records:
+        evidence = tuple(p.get("evidence_texts") or ())
+        retrieved = tuple(contexts(p))
+        if evidence and retrieved and _answerable(p) and (retrieved, evidence) not in _CONTEXTS:
+            groups.setdefault(retrieved, set()).add(evidence)
+    for retrieved, evidences in groups.items():
+        lines = list(dict.fromkeys(retrieved))
+        row = {line: i for i, line in enumerate(lines)}
+        refs = list(dict.fromkeys(e for ev in evidences for e in ev))
+        col = {e: j for j, e in enumerate(refs)}
+        sim = _similarity(lines, refs)[[row[line] for line in retrieved]]  # rows back in context order
+        for ev in evidences:
+            _remember(_CONTEXTS, (retrieved, ev), _from_matrix(sim[:, [col[e] for e in ev]]))
+
+
+async def _score_answer(answer: str, refs: tuple[str, ...]) -> dict[str, float]:
     r = _ragas()
-    sample = r.SingleTurnSample(retrieved_contexts=list(retrieved), reference_contexts=list(evidence))
+    out: dict[str, float] = {}
+    for name, m in (("string_presence", r.string_presence), ("exact_match", r.exact_match),
+                    ("rouge", r.rouge), ("semantic_similarity", _semantic_similarity())):
+        values = [(await m.ascore(reference=ref, response=answer)).value for ref in refs]
+        out[name] = max(float(v) for v in values)
+    return out
 
-    async def both() -> tuple[float, float]:
-        return (float(await r.context_recall.single_turn_ascore(sample)),
-                float(await r.context_precision.single_turn_ascore(sample)))
 
-    return _run(both())
-
-
-@functools.lru_cache(maxsize=8192)
 def _answer_scores(answer: str, refs: tuple[str, ...]) -> dict[str, float]:
     """Each answer metric's best value over the candidate references, by ragas."""
-    r = _ragas()
-    sim = _semantic_similarity()
-    local_embeddings().embedder.embed([answer, *refs])  # one batch; ragas then embeds text by text, from the cache
+    key = (answer, refs)
+    got = _ANSWERS.get(key)
+    if got is None:
+        local_embeddings().embedder.embed([answer, *refs])  # one batch; ragas then embeds text by text, from the cache
+        got = _run(_score_answer(answer, refs))
+        _remember(_ANSWERS, key, got)
+    return got
 
-    async def scores() -> dict[str, float]:
-        out: dict[str, float] = {}
-        for name, m in (("string_presence", r.string_presence), ("exact_match", r.exact_match),
-                        ("rouge", r.rouge), ("semantic_similarity", sim)):
-            values = [(await m.ascore(reference=ref, response=answer)).value for ref in refs]
-            out[name] = max(float(v) for v in values)
-        return out
 
-    return _run(scores())
+def _answer_key(p: Probe) -> tuple[str, tuple[str, ...]] | None:
+    if not _answerable(p) or p.get("error") or not p.get("answer"):
+        return None
+    refs = tuple(r for r in references(p["gold"], p.get("gold_match") or "any") if r)
+    return (p["answer"], refs) if refs else None
+
+
+def _prepare_answers(records: Sequence[Probe]) -> None:
+    """Every record's answer scores: distinct texts embedded in one call, pairs in one event loop."""
+    todo = list(dict.fromkeys(k for p in records if (k := _answer_key(p)) is not None and k not in _ANSWERS))
+    if not todo:
+        return
+    local_embeddings().embedder.embed(list(dict.fromkeys(t for answer, refs in todo for t in (answer, *refs))))
+
+    async def every() -> list[dict[str, float]]:
+        return [await _score_answer(answer, refs) for answer, refs in todo]
+
+    for key, value in zip(todo, _run(every()), strict=True):
+        _remember(_ANSWERS, key, value)
+
+
+def prepare(records: Sequence[Probe]) -> None:
+    """The non-LLM ragas metrics' bulk scoring (see above); nothing when ragas is missing."""
+    if ragas_problem() is None and records:
+        _prepare_contexts(records)
+        _prepare_answers(records)
 
 
 @functools.cache
@@ -237,8 +335,8 @@ def _answer_metric(key: str) -> Any:
             return None
         if p.get("error") or not p.get("answer"):
             return 0.0
-        refs = tuple(r for r in references(p["gold"], p.get("gold_match") or "any") if r)
-        return on_grid(_answer_scores(p["answer"], refs)[key]) if refs else None
+        pair = _answer_key(p)
+        return on_grid(_answer_scores(*pair)[key]) if pair else None
     return fn
 
 
@@ -273,7 +371,8 @@ _ON_ANSWER = {"ragas_string_presence", "ragas_exact_match", "ragas_rouge", "raga
               "ragas_faithfulness", "ragas_answer_correctness"}
 """The ragas metrics that score the answer (marked and not gated by default with the offline answerer)."""
 for _name, _fn, _description in _NON_LLM:
-    metric(_name, _description, higher_is_better=True, requires=require_ragas, scores_answer=_name in _ON_ANSWER)(_fn)
+    metric(_name, _description, higher_is_better=True, requires=require_ragas, scores_answer=_name in _ON_ANSWER,
+           prepare=prepare)(_fn)
 for _name, _description in _LLM:
     metric(_name, _description + "; needs an OpenAI-compatible `judge:`", higher_is_better=True,
            requires=require_ragas, scores_answer=_name in _ON_ANSWER)(_llm_metric(_name))

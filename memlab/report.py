@@ -329,11 +329,13 @@ def print_lifecycle(res: RunResults, console: Any = None) -> pd.DataFrame:
     return frame
 
 
-def write_report(run_dir: str | Path, *, console: Any = None, quiet: bool = False) -> dict[str, Path]:
+def write_report(run_dir: str | Path | RunResults, *, console: Any = None, quiet: bool = False) -> dict[str, Path]:
     """Print the table and write metrics.csv, summary.csv, category_recall.csv, ceilings.csv and two
-    PNG plots. Every CSV with intervals carries a ``ci_method`` column saying how they were made."""
-    res = load_run(run_dir)
-    run_dir = Path(run_dir)
+    PNG plots. Every CSV with intervals carries a ``ci_method`` column saying how they were made.
+
+    ``run_dir`` may be a run already loaded (its scored probes and tables are reused)."""
+    res = run_dir if isinstance(run_dir, RunResults) else load_run(run_dir)
+    run_dir = res.path
     if res.probes.empty:  # a dataset without probes, or every unit failed: nothing to score or plot
         msg = f"{run_dir}: no probes were answered (status {res.manifest.get('status')}): no tables or plots written"
         if not quiet:

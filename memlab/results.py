@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.metrics import METRICS, OFFLINE_ANSWER_WARNING, answer_columns, check_metric_names, score_probe
+from memlab.metrics import METRICS, OFFLINE_ANSWER_WARNING, answer_columns, check_metric_names, score_probes
 from memlab.records import check_format, read_manifest, upgrade_v1
 from memlab.recorder import read_jsonl
 from memlab.stats import Intervals, cluster_interval, paired_compare
@@ -111,11 +111,16 @@ class RunResults:
 
     @property
     def calls(self) -> pd.DataFrame:
-        df = self._stream("calls")
-        if not df.empty and "scope" in df.columns:
-            scope = pd.json_normalize(df["scope"].tolist())
-            df = pd.concat([df.drop(columns=["scope"]), scope.drop(columns=[c for c in scope.columns if c in df.columns])], axis=1)
-        return df
+        """One row per model call, its scope's fields as columns (built once: a LoCoMo-sized run
+        has ~100,000 calls and several tables read them)."""
+        if "calls_flat" not in self._frames:
+            df = self._stream("calls")
+            if not df.empty and "scope" in df.columns:
+                scope = pd.json_normalize(df["scope"].tolist())
+                df = pd.concat([df.drop(columns=["scope"]), scope.drop(columns=[c for c in scope.columns if c in df.columns])],
+                               axis=1)
+            self._frames["calls_flat"] = df
+        return self._frames["calls_flat"]
 
     @property
     def memory_ops(self) -> pd.DataFrame:
@@ -134,7 +139,7 @@ class RunResults:
                 # those back into None so "no error" is not read as a (truthy) NaN error.
                 records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
                            for r in df.to_dict("records")]
-                scores = pd.DataFrame([score_probe(r) for r in records], index=df.index)
+                scores = pd.DataFrame(score_probes(records), index=df.index)
                 means = [n for n in METRICS.names() if METRICS.get(n).aggregation == "mean"]
                 scores[means] = scores[means].astype(float)  # a level column (proportions) stays text
                 df = pd.concat([df, scores], axis=1)
@@ -284,7 +289,21 @@ class RunResults:
         Each metric is aggregated as it declares (a mean, or the share of each level of a
         categorical outcome); intervals are clustered by user (:mod:`memlab.stats`), the
         ``conversations`` column counts those clusters and the ``ci_method`` column says how the
-        interval was made. Cost columns (context tokens, latencies) have no interval."""
+        interval was made. Cost columns (context tokens, latencies) have no interval.
+
+        Computed once per set of arguments and kept (a report asks for the same table several
+        times: the printed table, metrics.csv, the category table, the design report); each call
+        gets its own copy. Every interval is computed on its own, so a table does not depend on
+        which others were computed before it."""
+        key = (by_category, n_boot, tuple(metrics) if metrics else None)
+        tables = self._frames.setdefault("metrics_tables", {})
+        if key not in tables:
+            tables[key] = self._metrics_table(by_category=by_category, n_boot=n_boot, metrics=metrics)
+        out = tables[key].copy()
+        out.attrs = dict(tables[key].attrs)
+        return out
+
+    def _metrics_table(self, *, by_category: bool, n_boot: int | None, metrics: list[str] | None) -> pd.DataFrame:
         spec = self.intervals if n_boot is None else Intervals(n_boot=n_boot, seed=self.intervals.seed,
                                                                method=self.intervals.method)
         probes = self.probes
@@ -298,25 +317,25 @@ class RunResults:
         if by_category:
             groups += [(c, g.index) for c, g in probes.groupby("category")]
         rows = []
+        # a row depends only on its cell's probes and the bootstrap spec (every interval is seeded on
+        # its own), so rows are kept per cell and shared by the tables that contain them
+        cells = self._frames.setdefault("metric_rows", {})
         for category, index in groups:
             for strategy, sf in probes.loc[index].groupby("strategy"):
-                clusters = self._clusters(sf)
+                clusters = None
                 for name in names:
                     m = METRICS.get(name)
                     for col, hib in m.columns():
-                        vals = scored.loc[sf.index, col].to_numpy(dtype=float)
-                        n = int((~np.isnan(vals)).sum())
-                        if n == 0:
-                            continue
-                        mean, lo, hi = cluster_interval(vals, clusters, spec)
-                        rows.append({"strategy": strategy, "category": category, "metric": col, "mean": mean,
-                                     "ci_low": lo, "ci_high": hi, "n": n,
-                                     "conversations": len({c for c, v in zip(clusters, vals) if not np.isnan(v)}),
-                                     "ceiling": _nanmean(scored.loc[sf.index, f"{col}:can_hit"]),
-                                     "higher_is_better": hib, "aggregation": m.aggregation, "ci_method": spec.caption(),
-                                     "description": m.description if col == name else f"{m.description}: share {col.split('.', 1)[1]}"})
+                        key = (spec, category, strategy, name, col)
+                        if key not in cells:
+                            clusters = clusters if clusters is not None else self._clusters(sf)
+                            cells[key] = self._metric_row(scored, sf.index, clusters, spec, m, name, col, hib,
+                                                          strategy, category)
+                        if cells[key] is not None:
+                            rows.append(dict(cells[key]))
                 for col in COST_COLUMNS:
                     if col in sf and sf[col].notna().any():
+                        clusters = clusters if clusters is not None else self._clusters(sf)
                         rows.append({"strategy": strategy, "category": category, "metric": col,
                                      "mean": float(sf[col].astype(float).mean()), "ci_low": np.nan, "ci_high": np.nan,
                                      "n": int(sf[col].notna().sum()), "conversations": len(set(clusters)),
@@ -331,6 +350,21 @@ class RunResults:
             out[k] = v
         out.attrs["caption"] = spec.caption()
         return out
+
+    @staticmethod
+    def _metric_row(scored: pd.DataFrame, index: pd.Index, clusters: list[tuple[str, str]], spec: Intervals, m: Any,
+                    name: str, col: str, hib: bool | None, strategy: str, category: str) -> dict[str, Any] | None:
+        vals = scored.loc[index, col].to_numpy(dtype=float)
+        n = int((~np.isnan(vals)).sum())
+        if n == 0:
+            return None
+        mean, lo, hi = cluster_interval(vals, clusters, spec)
+        return {"strategy": strategy, "category": category, "metric": col, "mean": mean,
+                "ci_low": lo, "ci_high": hi, "n": n,
+                "conversations": len({c for c, v in zip(clusters, vals) if not np.isnan(v)}),
+                "ceiling": _nanmean(scored.loc[index, f"{col}:can_hit"]),
+                "higher_is_better": hib, "aggregation": m.aggregation, "ci_method": spec.caption(),
+                "description": m.description if col == name else f"{m.description}: share {col.split('.', 1)[1]}"}
 
     def ceilings(self, metrics: list[str] | None = None) -> pd.DataFrame:
         """Per dataset and reported column: the share of applicable probes that can be scored a

@@ -84,7 +84,8 @@ class OfflineChatModel:
         except PromptError as exc:
             raise ModelError(f"offline model: {exc}") from None
         offered = {t.name for t in request.tools} if request.tool_choice != "none" else set()
-        reply = fn(prompt.values, Env(self.sim, offered, self.options.tool_reliability, self.options.seed))
+        reply = fn(prompt.values, Env(self.sim, offered, self.options.tool_reliability, self.options.seed,
+                                      max_tokens=request.max_tokens, outputs=list(prompt.outputs)))
         fields = [f for f in prompt.outputs if f in reply.outputs] or list(reply.outputs)
         text = render_chat_adapter_output(reply.outputs, fields)
         calls = [ToolCall.from_raw(f"call_{i}", name, json.dumps(args, ensure_ascii=False))

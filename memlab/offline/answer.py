@@ -36,7 +36,7 @@ import re
 from memlab.offline import lexicon as lx
 from memlab.offline.attribution import attribute
 from memlab.offline.dates import NUMBER, date_spans, fmt
-from memlab.offline.similarity import Similarity, coverage, idf_weights
+from memlab.offline.similarity import Similarity, coverages, idf_weights
 from memlab.offline.slots import SAME_TOPIC
 from memlab.offline.statements import iso_date
 from memlab.offline.text import content_lemmas, is_injection, lemma, names, request_kind, words
@@ -79,6 +79,15 @@ def _read_line(raw: str, previous: str) -> tuple[str, str, str, frozenset[str]] 
         text = f"{attribute(asked, person or 'the user', you=person or 'the user')} {text}"
     undated = raw[m.start("speaker") if speaker else m.start("text"):]
     return date, undated, text, frozenset(content_lemmas(text))
+
+
+@functools.lru_cache(maxsize=64)
+def _context(context: str) -> tuple[tuple[tuple[str, str, str, frozenset[str]], ...], dict[str, float]]:
+    """The context's lines and their idf weights, memoised: every probe asked at one point of a
+    conversation gets the same context (a full history's ~600 lines, ~200 probes in LoCoMo), and
+    reading it was most of each answer's cost. Both are read only."""
+    lines = tuple(_lines(context))
+    return lines, idf_weights([d for *_, d in lines])
 
 
 def _lines(context: str) -> list[tuple[str, str, str, frozenset[str]]]:
@@ -140,15 +149,14 @@ def _span(kind: str, text: str, date: str, asked: set[str], focus: set[str]) -> 
 
 
 def answer(context: str, question: str, sim: Similarity) -> str:
-    lines = _lines(context)
+    lines, idf = _context(context)
     if not lines:
         return ABSTAIN
     kind = question_type(question)
     asked = {w for n in names(question) for w in (n.lower(), *words(n))} | set(words(question))
     focus = content_lemmas(question)
     topic = focus - {w.lower() for n in names(question) for w in words(n)}
-    idf = idf_weights([d for *_, d in lines])
-    cover = [coverage(focus, d, idf) for *_, d in lines]
+    cover = coverages(focus, [d for *_, d in lines], idf)  # idf over every line of the context (memoised)
     docs = [d for *_, d in lines]
     # every line is a candidate: a lexical shortlist would drop a paraphrase of the question from a
     # long history that a short one keeps (each line is embedded once: the shared cache)

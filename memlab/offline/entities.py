@@ -17,11 +17,16 @@ General mechanisms only, no topic word lists:
   every sentence that ties them: 1 − 0.5^n after n sentences (0.5, 0.75, 0.875, ...).
 
 Ids are the name's lowercase slug, so the same name always merges into the same node.
+
+Under a reply budget (the call's ``max_tokens``) the nodes drop their weakest relationships
+first (:func:`fit`): a node that many sentences mention would otherwise relate to everything the
+conversation ever named, and the update that returns it would grow with the conversation.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from memlab.offline import lexicon as lx
@@ -136,3 +141,27 @@ def _strengthen(n: dict[str, Any], target: str, relationship: str) -> None:
                 r["relationship"] = relationship
             return
     n["relationships"].append({"targetId": target, "relationship": relationship, "strength": 0.5})
+
+
+def fit(nodes: list[dict[str, Any]], reply_tokens: Callable[[list[dict[str, Any]]], int], max_tokens: int) -> list[dict[str, Any]]:
+    """``nodes`` without their weakest relationships, as few dropped as make ``reply_tokens`` of
+    them fit ``max_tokens`` (weakest strength first, then the older of equals — a node's list is
+    in the order its relationships appeared); all of them when it fits already."""
+    if reply_tokens(nodes) <= max_tokens:
+        return nodes
+    order = sorted(((float(r.get("strength") or 0.0), j, i) for i, n in enumerate(nodes)
+                    for j, r in enumerate(n["relationships"])))
+
+    def without(d: int) -> list[dict[str, Any]]:
+        gone = {(i, j) for _, j, i in order[:d]}
+        return [{**n, "relationships": [r for j, r in enumerate(n["relationships"]) if (i, j) not in gone]}
+                for i, n in enumerate(nodes)]
+
+    lo, hi = 1, len(order)  # the fewest dropped that fit (all dropped, if even that does not)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if reply_tokens(without(mid)) <= max_tokens:
+            hi = mid
+        else:
+            lo = mid + 1
+    return without(lo) if order else nodes

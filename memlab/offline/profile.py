@@ -13,7 +13,9 @@ Read from the memory's wording, field by field:
 * ``tone``: the memory itself when it asks how answers should be (it names answers, replies,
   responses, messages, tone or style together with a preference or standing-request verb);
 * ``goals``: the memory itself when it has a goal frame ("wants to", "plans to", …), added to
-  the goals already there.
+  the goals already there; the ``MAX_GOALS`` (5) most recent are kept — the profile is one line
+  injected into every context and sent with every sync, so an ever-growing list made each turn
+  of a long conversation cost more than the one before.
 
 Limits: only what the memory states in these frames; a time zone is never guessed from a
 country or a region, and a city that is not a zone's city part ("Porto") gives no time zone.
@@ -28,6 +30,8 @@ import zoneinfo
 from memlab.offline.hotpath import GOAL_FRAMES
 from memlab.offline.text import has_phrase
 
+MAX_GOALS = 5
+GOAL_SEPARATOR = "; "
 _PLACE = r"((?:[A-Z][\w'-]*)(?:\s+[A-Z][\w'-]*)*)"
 _RESIDENCE = re.compile(r"\b(?:live|lives|living|lived|moved|moving|moves|relocated|relocating|based|settled|"
                         r"residing|resides)\s+(?:now\s+)?(?:in|to)\s+" + _PLACE)
@@ -73,5 +77,6 @@ def sync(memory: str, profile: dict[str, str]) -> dict[str, str]:
     if has_phrase(memory, GOAL_FRAMES + ("wants to", "plans to", "hopes to", "aims to")):
         goals = profile.get("goals", "")
         if memory.strip() not in goals:
-            updates["goals"] = f"{goals}; {memory.strip()}" if goals else memory.strip()
+            kept = (goals.split(GOAL_SEPARATOR) if goals else [])[-(MAX_GOALS - 1):]
+            updates["goals"] = GOAL_SEPARATOR.join([*kept, memory.strip()])
     return {k: v for k, v in updates.items() if profile.get(k) != v}

@@ -26,6 +26,10 @@ class Env:
     offered_tools: set[str] = field(default_factory=set)
     reliability: float = 1.0
     seed: int = 0
+    max_tokens: int | None = None
+    """The call's reply budget (``max_tokens`` of the request), when it gives one."""
+    outputs: list[str] = field(default_factory=list)
+    """The output fields the prompt asks for, in its order (how the reply will be rendered)."""
 
 
 @dataclass
@@ -86,9 +90,21 @@ def _reconcile(v: dict[str, Any], env: Env) -> Reply:
     return Reply(slots.reconcile(new, existing, cos))
 
 
+def _reply_tokens(outputs: dict[str, Any], key: str, env: Env):
+    """Tokens of the reply as the offline model will render it, for a given text of output ``key``."""
+    from memlab.llm.offline_model import render_chat_adapter_output
+    from memlab.tokens import count_tokens
+
+    def tokens(text: str) -> int:
+        out = {**outputs, key: text}
+        return count_tokens(render_chat_adapter_output(out, [f for f in env.outputs if f in out] or list(out)))
+    return tokens
+
+
 @role("Summarize", "previous_summary messages", "summary")
 def _summarize(v: dict[str, Any], env: Env) -> Reply:
-    return Reply({"summary": summary.summarize(_s(v, "previous_summary"), _s(v, "messages"), env.sim)})
+    kept = summary.summary_sentences(_s(v, "previous_summary"), _s(v, "messages"), env.sim)
+    return Reply({"summary": summary.fit(kept, _reply_tokens({}, "summary", env), env.max_tokens)})
 
 
 @role("AnswerFromMemory", "context question date", "answer")
@@ -133,8 +149,16 @@ def _summarize_entities(v: dict[str, Any], env: Env) -> Reply:
     previous = _s(v, "previous_summary")
     previous = "" if previous.strip().lower() == "no previous conversation" else previous
     graph = v.get("entity_memory") if isinstance(v.get("entity_memory"), list) else []
-    return Reply({"conversation_memory": summary.summarize(previous, _s(v, "messages"), env.sim),
-                  "entities": entities.update_graph(_s(v, "messages"), graph)})
+    nodes = entities.update_graph(_s(v, "messages"), graph)
+    kept = summary.summary_sentences(previous, _s(v, "messages"), env.sim)
+    if env.max_tokens is not None:
+        # the reply fits the budget: the summary may keep up to half of it (more if the entities
+        # need less); the entities drop their weakest relationships to fit the rest
+        reserve = min(_reply_tokens({"entities": []}, "conversation_memory", env)(summary.render(kept)), env.max_tokens // 2)
+        nodes = entities.fit(nodes, lambda ns: _reply_tokens({"entities": ns}, "conversation_memory", env)("") + reserve,
+                             env.max_tokens)
+    memory = summary.fit(kept, _reply_tokens({"entities": nodes}, "conversation_memory", env), env.max_tokens)
+    return Reply({"conversation_memory": memory, "entities": nodes})
 
 
 @role("ClassifyMemory", "recent_user_turns speaker", "should_create category summary importance")

@@ -56,8 +56,15 @@ def idf_weights(docs: Sequence[set[str]]) -> dict[str, float]:
 
 def coverage(query: set[str], doc: set[str], idf: dict[str, float]) -> float:
     """Share of the query's (idf-weighted) content words that the doc contains, 0..1."""
+    return coverages(query, [doc], idf)[0]
+
+
+def coverages(query: set[str], docs: Sequence[set[str]], idf: dict[str, float]) -> list[float]:
+    """:func:`coverage` of each doc. The weight of an unknown word and the query's total weight are
+    the same for every doc, so they are computed once (per doc, they cost O(vocabulary) each: at a
+    full history's ~600 lines, most of an answer's time)."""
     if not query:
-        return 0.0
+        return [0.0] * len(docs)
     default = max(idf.values(), default=1.0)
     total = sum(idf.get(w, default) for w in query)
-    return sum(idf.get(w, default) for w in query & doc) / total
+    return [sum(idf.get(w, default) for w in query & doc) / total for doc in docs]

@@ -22,6 +22,7 @@ Then:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from memlab.offline import lexicon as lx
@@ -48,7 +49,11 @@ class Statement:
     """A copula with a possessive subject ("Maria's dentist is …"): the subject names the slot."""
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def analyse(text: str) -> Statement:
+    """The statement's slot analysis. Memoised: it depends on the text only, a Statement is
+    immutable, and the summariser and reconciler analyse the same remembered sentences again
+    for every new fact (the extractive summary's sentences, once per fact per update)."""
     toks = tokens(text)
     w = [t.lower().replace("’", "'") for t in toks]
     cut = _subject_end(text, toks)

@@ -5,11 +5,15 @@ attribution as extraction, so pleasantries and questions drop out and what remai
 Each new fact is then reconciled against the summary's sentences with the slot rule
 (``slots.decide``): a changed value replaces the old sentence, a retraction removes it, a
 restatement is skipped, anything else is appended. No sentence is invented or paraphrased.
+When the call gives ``max_tokens`` (agent_chat's update: seed 002's "Max tokens: 2000"), the summary
+keeps its most recent sentences that fit the reply in that budget (:func:`fit`), so a summary of
+a long conversation stays bounded instead of growing with every fact ever stated.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from memlab.offline.attribution import split_labelled
 from memlab.offline.similarity import Similarity
@@ -44,7 +48,8 @@ def _facts(lines: str) -> list[str]:
     return [f for date, speaker, text in _messages(lines) for f in extract(text, speaker, date)]
 
 
-def summarize(previous_summary: str, messages: str, sim: Similarity) -> str:
+def summary_sentences(previous_summary: str, messages: str, sim: Similarity) -> list[str]:
+    """The summary's sentences after reading ``messages``, oldest first (new facts are appended)."""
     kept = sentences(previous_summary) if previous_summary.strip() else []
     for fact in _facts(messages):
         if not kept:
@@ -58,4 +63,29 @@ def summarize(previous_summary: str, messages: str, sim: Similarity) -> str:
         kept = [old for old, a in zip(kept, actions, strict=True) if a not in ("UPDATE", "DELETE")]
         if "DELETE" not in actions or "UPDATE" in actions:
             kept.append(fact)
+    return kept
+
+
+def render(kept: list[str]) -> str:
     return " ".join(s if s.endswith((".", "!", "?")) else s + "." for s in kept)
+
+
+def summarize(previous_summary: str, messages: str, sim: Similarity) -> str:
+    return render(summary_sentences(previous_summary, messages, sim))
+
+
+def fit(kept: list[str], reply_tokens: Callable[[str], int], max_tokens: int | None) -> str:
+    """The summary as long as the reply may be: with a ``max_tokens`` budget, the most recent
+    sentences whose reply (``reply_tokens`` of a summary text) fits it — the oldest facts are the
+    ones forgotten, as a model asked for a bounded summary would drop them. Without one, all."""
+    text = render(kept)
+    if max_tokens is None or reply_tokens(text) <= max_tokens:
+        return text
+    lo, hi = 0, len(kept) - 1  # keep the newest `keep` sentences: the most that fit, by bisection
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if reply_tokens(render(kept[len(kept) - mid:])) <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return render(kept[len(kept) - lo:]) if lo else ""

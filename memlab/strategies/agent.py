@@ -110,7 +110,10 @@ class ReactAgent(Component):
         self.invocation_index = event.invocation
         self.memory.reset()
         self.step = 0
-        if state.assemble_context is not None:
+        # only the agent's calls read the context, and an agent offered no tool makes none: assembling
+        # it anyway rendered every earlier invocation's summary at every user turn (quadratic in a
+        # conversation's length for `react`). Whether tools are offered is the same at every step.
+        if state.assemble_context is not None and self._tools(state):
             ctx = state.assemble_context(Query(event.turn.text, event.timestamp, self.env.embedder))
             self.context_text = ctx.agent_text()
         else:

@@ -82,8 +82,9 @@ PRESETS.register("react", {
     "agent": {"type": "react"},
 })
 PRESETS.register("react_mem", {
-    "description": "Seed 000's lifecycle: react plus facts and episodes extracted after each invocation (post-pass), reconciled, retrieved at invocation start.",
-    "short_term": {"type": "invocation_summaries"},
+    "description": "Seed 000's lifecycle: react plus facts and episodes extracted after each invocation (post-pass), reconciled, "
+                   "retrieved at invocation start; conversation memory keeps the latest invocation summaries within 2,000 tokens.",
+    "short_term": {"type": "invocation_summaries", "max_tokens": 2000},
     "agent": {"type": "react"},
     "extractor": {"type": "post_pass"},
     "consolidator": {"type": "reconcile"},

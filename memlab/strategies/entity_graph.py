@@ -32,7 +32,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import Field
 
-from memlab.memory.item import MemoryEvent, MemoryItem, Op, ScoredItem
+from memlab.memory.item import MemoryEvent, MemoryItem, Op, ScoredItem, utcnow
 from memlab.roles.program import RoleFailure
 from memlab.roles.signatures import EntityNode
 from memlab.strategies.base import ContextLine, ContextSection, TurnEvent
@@ -44,6 +44,13 @@ from memlab.strategies.state import Candidate, Query, StrategyState
 
 ENTITY_KIND = "entity"
 NO_PREVIOUS = "No previous conversation"
+NAME_WORDS = 12
+"""Longest name (in slug words) the ``named`` graph input looks for in the messages."""
+
+
+def slug(text: str) -> str:
+    """Lowercase words joined by '-' (how node ids are written: 'Anna Maria' → 'anna-maria')."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def entity_id(node_id: str) -> str:
@@ -103,6 +110,14 @@ class SummaryEntities(Component):
         """Update after this many message pairs (seed 002 summaryUpdateFrequency: 5)."""
         roles: list[str] = ["user", "assistant"]
         """The chat messages counted and summarised (a pair is one of each)."""
+        max_tokens: int | None = Field(default=2000, ge=1)
+        """The update call's reply budget (seed 002: max tokens 2000), so the summary stays bounded
+        (the offline model keeps its most recent facts that fit); None: no budget."""
+        graph_input: Literal["named", "all"] = "named"
+        """The graph nodes the update call is shown: ``named`` — the nodes the new messages name (by
+        name or id), which are the ones an update can change; ``all`` — the whole graph, as seed 002
+        sends it, whose prompt grows with every entity the conversation ever named (quadratic in a
+        conversation's length, and past any context window at a few thousand turns)."""
 
     context_order = 50
 
@@ -111,6 +126,9 @@ class SummaryEntities(Component):
         self.summary_sources: list[str] = []
         self.pending: list[TurnEvent] = []
         self.count = 0
+        self.by_name: dict[str, str] = {}
+        """slug(node name) → node id of every node the model returned in this unit (a node whose id
+        is not a slug of its name is still found when the messages name it)."""
 
     def on_turn(self, event: TurnEvent, state: StrategyState) -> None:
         if event.turn.role not in self.params.roles:
@@ -120,13 +138,27 @@ class SummaryEntities(Component):
         if self.count % (2 * self.params.every) == 0:
             self.update(state)
 
+    def graph(self, state: StrategyState, messages: str) -> list[EntityNode]:
+        """The nodes the update call is shown (``graph_input``), in the store's listing order."""
+        if self.params.graph_input == "all":
+            items = state.store.list(state.namespace, where={"kind": ENTITY_KIND}, include_invalid=False)
+        else:
+            words = slug(messages).split("-")
+            keys = {"-".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(i + NAME_WORDS, len(words)) + 1)}
+            ids = keys | {self.by_name[k] for k in keys if k in self.by_name}
+            now = utcnow()
+            items = [it for it in state.store.get(state.namespace, sorted(entity_id(i) for i in ids))
+                     if it.kind == ENTITY_KIND and it.valid and (it.expires_at is None or it.expires_at > now)]
+            items.sort(key=lambda it: (it.created_at, it.id))
+        return [_node(it.metadata["entity"]) for it in items if "entity" in it.metadata]
+
     def update(self, state: StrategyState) -> None:
         batch, self.pending = self.pending, []
-        graph = [_node(it.metadata["entity"]) for it in state.store.list(state.namespace, where={"kind": ENTITY_KIND},
-                                                                         include_invalid=False) if "entity" in it.metadata]
+        messages = "\n".join(e.line for e in batch)
         try:
-            res = self.env.roles.summarize_entities(previous_summary=self.summary or NO_PREVIOUS,
-                                                    messages="\n".join(e.line for e in batch), entity_memory=graph)
+            res = self.env.roles.summarize_entities(
+                previous_summary=self.summary or NO_PREVIOUS, messages=messages, entity_memory=self.graph(state, messages),
+                **({"config": {"max_tokens": self.params.max_tokens}} if self.params.max_tokens else {}))
         except RoleFailure:
             self.failures += 1  # the seed falls back to the existing memory
             self.pending = batch + self.pending
@@ -145,6 +177,7 @@ class SummaryEntities(Component):
             node = _as_dict(raw)
             if not node.get("id") or not node.get("name"):
                 continue
+            self.by_name[slug(str(node["name"]))] = str(node["id"])
             named = [e.turn.id for e in batch if _names(e.turn.text, str(node["name"]))] or turn_ids
             state.candidates.append(Candidate(node_text(node), ENTITY_KIND, named, metadata={"entity": node}))
 
@@ -247,7 +280,8 @@ class EntityGraphRetriever(Retriever):
     section_title = "Entity memory"
 
     def retrieve(self, store, namespace: str, query: Query) -> list[ScoredItem]:
-        items = {it.id: it for it in store.list(namespace, where={"kind": ENTITY_KIND}, include_invalid=False) if it.valid}
+        self._listed = store.list(namespace, where={"kind": ENTITY_KIND}, include_invalid=False)
+        items = {it.id: it for it in self._listed if it.valid}
         by_node = {str(it.metadata.get("entity", {}).get("id")): it for it in items.values()}
         scores: dict[str, float] = {}
         for nid, it in by_node.items():
@@ -271,7 +305,7 @@ class EntityGraphRetriever(Retriever):
     def context_sections(self, query: Query, state: StrategyState) -> list[ContextSection]:
         hits = self.retrieve(state.store, state.namespace, query)
         names = {str(it.metadata["entity"].get("id")): str(it.metadata["entity"].get("name"))
-                 for it in state.store.list(state.namespace, where={"kind": ENTITY_KIND}, include_invalid=False)}
+                 for it in self._listed}
         return [ContextSection(self.section_title, [
             ContextLine(text=node_text(h.item.metadata["entity"], names), source_turn_ids=list(h.item.source_turn_ids),
                         kind=ENTITY_KIND, score=h.score) for h in hits])]

@@ -12,6 +12,12 @@ machine's clock, so a TTL stamped there would hide every memory at once. The exp
 therefore kept in ``metadata["expires_at"]`` (ISO, dataset time), stamped on new memories of
 the kinds given a TTL; :func:`expired` is the test any component applies against the query's
 time, and the cleanup removes expired memories for good.
+
+**Only when something can go.** The cleanup reads the namespace only when it could remove
+something: when a TTL is configured (memories to stamp, expiries that may have passed) or when
+the namespace holds more memories than the cap. Otherwise (seed 004's defaults, until the cap is
+reached) it returns at once: reading every memory after every write made the cost of a turn grow
+with the conversation. (Only this component stamps expiries, so without a TTL there are none.)
 """
 
 from __future__ import annotations
@@ -77,6 +83,12 @@ class TtlFifo(Component):
     def cleanup(self, state: StrategyState) -> None:
         """Stamp new memories' expiry, drop the expired ones, then enforce the cap (the seed's order)."""
         store, ns, now = state.store, state.namespace, state.now
+        cap = self.params.max_items
+        if not self.params.ttl_days and (cap is None or store.count(ns) <= cap):
+            # nothing to stamp (no TTL), and at most `cap` memories (count includes invalidated ones):
+            # no expiry stamped here can have passed and the cap cannot bind, so nothing to remove.
+            # Listing the whole namespace after every write grew with the conversation, up to the cap.
+            return
         current = [it for it in store.list(ns, include_invalid=False) if it.valid]
         live: list[MemoryItem] = []
         for item in current:

@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import datetime
 from typing import Literal
 
@@ -60,6 +61,10 @@ _STATUS = re.compile(r"\b(?:former|formerly|ex|previous|previously|current|curre
 _WORD = re.compile(r"[a-z0-9]+")
 _MARKERS = frozenset("was were used to had been is are am s re m not never no longer n t former formerly ex previous "
                      "previously current currently now new anymore doesn don isn wasn aren weren didn".split())
+
+
+def _norm(text: str) -> str:
+    return text.strip().lower()
 
 
 def _content(text: str) -> set[str]:
@@ -126,6 +131,34 @@ class ConflictResolve(Consolidator):
     def begin_unit(self, state: StrategyState) -> None:
         self.queue: list[dict[str, str]] = []
         """Facts waiting for the user's confirmation (the seed's learning summary)."""
+        self._texts: Counter[str] | None = None
+        self._texts_at: tuple[str, int] | None = None
+
+    def _stored(self, state: StrategyState) -> Counter[str]:
+        """Normalised texts of the namespace's current facts. Kept between candidates (listing every
+        fact for every candidate was quadratic in a conversation's length) and rebuilt from the store
+        whenever someone else wrote to the namespace — told by the store's ``revision`` where it
+        has one; a store without it is listed every time, as before."""
+        revision = getattr(state.store, "revision", None)
+        at = (state.namespace, revision(state.namespace)) if revision is not None else None
+        if at is None or self._texts is None or self._texts_at != at:
+            self._texts = Counter(_norm(it.text) for it in state.store.list(state.namespace, where={"kind": "fact"},
+                                                                              include_invalid=False) if it.valid)
+            self._texts_at = at
+        return self._texts
+
+    def _wrote(self, state: StrategyState, added: str | None = None, invalidated: str | None = None) -> None:
+        """Our own write: the index follows it (when it was current), then is current again."""
+        if self._texts is None or self._texts_at is None:
+            return
+        revision = getattr(state.store, "revision", None)
+        if added is not None:
+            self._texts[_norm(added)] += 1
+        if invalidated is not None:
+            self._texts[_norm(invalidated)] -= 1
+            if self._texts[_norm(invalidated)] <= 0:
+                del self._texts[_norm(invalidated)]
+        self._texts_at = (state.namespace, revision(state.namespace))
 
     def detect(self, state: StrategyState, cand: Candidate, vec) -> list[tuple[ScoredItem, ConflictType]]:
         hits = [h for h in state.store.search(state.namespace, embedding=vec, k=self.params.k, where={"kind": "fact"})
@@ -145,8 +178,7 @@ class ConflictResolve(Consolidator):
 
     def apply(self, state: StrategyState, cand: Candidate, vec) -> None:
         confidence = str(cand.metadata.get("confidence") or "high")
-        if any(it.valid and it.text.strip().lower() == cand.text.strip().lower()
-               for it in state.store.list(state.namespace, where={"kind": "fact"}, include_invalid=False)):
+        if _norm(cand.text) in self._stored(state):
             self._noop(state, cand, None, "already stored")
             return
         conflicts = self.detect(state, cand, vec)
@@ -173,10 +205,12 @@ class ConflictResolve(Consolidator):
         cand.metadata = {**cand.metadata, "valid_from": state.now.isoformat(), "review": confidence == "medium"}
         self._add(state, cand, vec, f"{confidence} confidence, no conflict: stored" + (" (tracked for review)"
                                                                                       if confidence == "medium" else ""))
+        self._wrote(state, added=cand.text if cand.kind == "fact" else None)
 
     def _record(self, state, cand: Candidate, vec, kind: str, text: str, reason: str) -> None:
         self._add(state, Candidate(text, kind, cand.source_turn_ids, metadata=dict(cand.metadata), origin=cand.origin),
                   self.env.embedder.embed([text])[0], reason)
+        self._wrote(state, added=text if kind == "fact" else None)
 
     def supersede(self, state: StrategyState, cand: Candidate, vec, old: MemoryItem, kind: str) -> None:
         """The seed's update_fact: store the new fact, mark the old one replaced (kept, not current)."""
@@ -191,6 +225,7 @@ class ConflictResolve(Consolidator):
                                previous_text=old.text, source_turn_ids=list(cand.source_turn_ids),
                                reason=f"{kind} conflict, high confidence: replaced by {new.id}", store=store.name))
         store.add([new], vec[None, :])
+        self._wrote(state, added=new.text, invalidated=old.text if old.kind == "fact" and old.valid else None)
         state.emit(MemoryEvent(op=Op.ADD, item_id=new.id, namespace=ns, kind="fact", text=new.text, previous_text=old.text,
                                source_turn_ids=new.source_turn_ids, reason=f"{kind} conflict auto-resolved: update",
                                store=store.name))

@@ -188,11 +188,15 @@ class InvocationSummaries(Component):
     class Params(Params):
         max_summaries: int | None = Field(default=None, ge=1)
         """Keep only the most recent summaries (None: all)."""
+        max_tokens: int | None = Field(default=None, ge=1)
+        """Keep only the most recent summaries whose lines fit this many tokens together (None: all).
+        Unbounded, every agent call of a long conversation carries every earlier invocation."""
 
     context_order = 55
 
     def begin_conversation(self, state) -> None:
         self.summaries: list[ContextLine] = []
+        self.tokens = 0
 
     def on_invocation_end(self, invocation, state) -> None:
         from memlab.roles.program import RoleFailure
@@ -211,6 +215,19 @@ class InvocationSummaries(Component):
         self.summaries.append(ContextLine(f"[{date}] {text}", invocation.turn_ids, kind="summary"))
         if self.params.max_summaries:
             self.summaries = self.summaries[-self.params.max_summaries:]
+        if self.params.max_tokens:
+            from memlab.tokens import count_tokens
+
+            if self.params.max_summaries:  # the list was just cut: count what is left (at most max_summaries)
+                self.tokens = sum(count_tokens(line.text) for line in self.summaries)
+            else:
+                self.tokens += count_tokens(self.summaries[-1].text)
+            drop = 0
+            while self.tokens > self.params.max_tokens and drop < len(self.summaries) - 1:
+                self.tokens -= count_tokens(self.summaries[drop].text)
+                drop += 1
+            if drop:
+                self.summaries = self.summaries[drop:]
         state.emit(MemoryEvent(op=Op.ADD, item_id=f"invocation-{invocation.index}", namespace=state.namespace,
                                kind="summary", text=text, source_turn_ids=invocation.turn_ids,
                                reason="invocation summarised into conversation memory"))
