@@ -26,7 +26,7 @@ def main() -> None:
     import onnxruntime as ort
 
     from memlab.embeddings import MiniLMEmbedder, length_batches
-    from memlab.embeddings_onnx import minilm_graph
+    from memlab.embeddings.onnx import minilm_graph
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--texts", type=int, default=600)

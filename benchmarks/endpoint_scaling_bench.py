@@ -40,9 +40,9 @@ def dataset(path: Path, n: int) -> Path:
 
 
 def level(work: Path, server, inflight: int, convs: int, client_rps: float) -> dict:
-    from memlab.config import RunConfig
-    from memlab.recorder import read_jsonl
-    from memlab.runner import Runner
+    from memlab.harness.config import RunConfig
+    from memlab.harness.recorder import read_jsonl
+    from memlab.harness.runner import Runner
 
     ds = dataset(work / f"d{inflight}.json", convs)
     before = (server.received, server.served, server.rate_limited, len(server.requests))

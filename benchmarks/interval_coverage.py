@@ -1,6 +1,6 @@
 """Coverage of memlab's 95% intervals at its sizes: the table in docs/metrics.md.
 
-Seeded simulation (:mod:`memlab.interval_coverage`): G users × binary probes, a user effect
+Seeded simulation (:mod:`memlab.analysis.interval_coverage`): G users × binary probes, a user effect
 N(0, 1) on the logit scale around p = 0.6; for paired differences a probe difficulty N(0, 1)
 shared by both strategies and a user-specific shift N(0, 0.5) for B. Rows: the old percentile
 cluster bootstrap, the alternatives measured, and the new cluster-robust t interval; columns: G
@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from memlab.interval_coverage import METHODS, Design, coverage
+from memlab.analysis.interval_coverage import METHODS, Design, coverage
 
 LABELS = {
     "bootstrap": "percentile cluster bootstrap, 1000 resamples (old)",

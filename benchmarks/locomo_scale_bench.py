@@ -75,9 +75,9 @@ def run(dataset: Path, work: Path, name: str, executor: dict, strategies: list[s
     """One run of the comparison; with ``profile`` (serial only) the per-strategy time shares."""
     from timeshare import TimeShare
 
-    from memlab.config import RunConfig, load_config
-    from memlab.results import load_run
-    from memlab.runner import Runner
+    from memlab.harness.config import RunConfig, load_config
+    from memlab.analysis.results import load_run
+    from memlab.harness.runner import Runner
 
     default = load_config("evals/default.yaml")
     cache = work / f"emb-{name}.npz"
@@ -190,7 +190,7 @@ def main() -> None:
                                    profile=False)
             print(f"\n{name}: {res['wall']:.1f} s wall; load average {res['load'][0][0]:.1f} at start, "
                   f"{res['load'][1][0]:.1f} at end; metrics {res['scoring_wall']:.1f} s")
-            from memlab.recorder import read_jsonl
+            from memlab.harness.recorder import read_jsonl
 
             ends = [r for r in read_jsonl(res["run_dir"] / "units.jsonl") if r.get("event") == "end"]
             walls = {s: sum(r["wall_s"] for r in ends if r["strategy"] == s) for s in strategies}

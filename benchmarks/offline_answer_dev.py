@@ -62,8 +62,8 @@ def measure(path: Path, tmp: Path, name: str) -> tuple[pd.DataFrame, int, int, p
     """(answer accuracy per strategy, probes worse with more context, probes where it could be,
     the full_context probes)."""
     import memlab
-    from memlab.config import RunConfig
-    from memlab.results import load_run
+    from memlab.harness.config import RunConfig
+    from memlab.analysis.results import load_run
 
     cfg = RunConfig.model_validate({"name": name, "datasets": [str(path)], "model": {"provider": "offline"},
                                     "strategies": STRATEGIES, "output_dir": str(tmp / "runs"), "bootstrap": 0,

@@ -100,7 +100,7 @@ def play(preset: str | dict[str, Any], conversation: Any, *, embedder: Any = Non
     from memlab.roles.program import MemoryRoles
     from memlab.strategies.composed import ComposedStrategy, resolve_spec
     from memlab.strategies.slots import BuildEnv
-    from memlab.units import turn_events
+    from memlab.harness.units import turn_events
 
     spec = {"name": preset} if isinstance(preset, str) else dict(preset)
     tally: Counter[str] = Counter()

@@ -29,9 +29,9 @@ def main() -> None:
 
     from same_results import differences
 
-    from memlab.config import RunConfig, load_config
-    from memlab.results import load_run
-    from memlab.runner import Runner
+    from memlab.harness.config import RunConfig, load_config
+    from memlab.analysis.results import load_run
+    from memlab.harness.runner import Runner
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--conversations", type=int, default=4)

@@ -133,7 +133,7 @@ def run_per_turn(args: argparse.Namespace, presets: list[str], out: Path) -> dic
 
 
 def plot_per_turn(results: dict, bounds: list[tuple[int, int]], path: Path, what: str) -> None:
-    from memlab.plots import _pyplot, save_png
+    from memlab.analysis.plots import _pyplot, save_png
 
     plt = _pyplot()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
@@ -163,9 +163,9 @@ def build_dataset(args: argparse.Namespace, out: Path) -> Path:
 
 
 def run_comparison(args: argparse.Namespace, presets: list[str], dataset: Path, out: Path) -> dict:
-    from memlab.config import RunConfig, load_config
-    from memlab.recorder import read_jsonl
-    from memlab.runner import Runner
+    from memlab.harness.config import RunConfig, load_config
+    from memlab.harness.recorder import read_jsonl
+    from memlab.harness.runner import Runner
 
     default = load_config(str(ROOT / "evals" / "default.yaml"))
     cache = out / "embeddings-cold.npz"
@@ -211,7 +211,7 @@ def _timed(cmd: list[str]) -> tuple[float, float, str]:
 def run_readback(run_dir: Path, out: Path) -> dict:
     py = sys.executable
     steps = {
-        "metrics (load_run + summary)": [py, "-c", "import sys; from memlab.results import load_run; "
+        "metrics (load_run + summary)": [py, "-c", "import sys; from memlab.analysis.results import load_run; "
                                          "load_run(sys.argv[1]).summary()", str(run_dir)],
         "memlab report RUN": [py, "-m", "memlab.cli", "report", str(run_dir)],
         "memlab report RUN --html": [py, "-m", "memlab.cli", "report", str(run_dir), "--html", str(out / "report.html")],
@@ -256,8 +256,8 @@ def run_projection(comp: dict, args: argparse.Namespace, presets: list[str], dat
 
 def run_ray_slice(args: argparse.Namespace, presets: list[str], out: Path) -> dict:
     """The same presets on ``--ray`` conversations, once with processes and once on a local Ray."""
-    from memlab.config import RunConfig, load_config
-    from memlab.runner import Runner
+    from memlab.harness.config import RunConfig, load_config
+    from memlab.harness.runner import Runner
 
     path = out / "ray_slice.json"
     locomo_like.write(path, conversations=args.ray, sessions=args.sessions, probes=20, seed=args.seed + 1)

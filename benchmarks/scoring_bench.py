@@ -2,8 +2,8 @@
 
 Metrics are computed when a run folder is read, so their cost is paid on every report. This
 measures, on synthetic text (no evaluation data): :func:`memlab.scoring.canonical` throughput
-on contexts of growing length, :func:`memlab.metrics.score_probe` per probe with a context of
-that length, and :func:`memlab.stats.cluster_bootstrap` / :func:`memlab.stats.paired_compare`
+on contexts of growing length, :func:`memlab.analysis.metrics.score_probe` per probe with a context of
+that length, and :func:`memlab.analysis.stats.cluster_bootstrap` / :func:`memlab.analysis.stats.paired_compare`
 for a table cell of 500 probes in 10 conversations.
 
 Run::
@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from memlab.metrics import score_probe
+from memlab.analysis.metrics import score_probe
 from memlab.scoring import canonical
-from memlab.stats import Bootstrap, cluster_bootstrap, paired_compare
+from memlab.analysis.stats import Bootstrap, cluster_bootstrap, paired_compare
 
 WORDS = ("we moved to Lisbon on 8 May 2023 and walked three kilometres to a café that seats 1,200 people "
          "she said she is not sure which one she picked in March 2021 after twenty-one days").split()

@@ -54,7 +54,7 @@ class TimeShare:
 
     def __enter__(self) -> TimeShare:
         from memlab.embeddings import CachedEmbedder, MiniLMEmbedder
-        from memlab.embeddings_onnx import OnnxMiniLMEmbedder
+        from memlab.embeddings.onnx import OnnxMiniLMEmbedder
         from memlab.llm.offline_model import OfflineChatModel
         from memlab.llm.openai_model import OpenAIChatModel
         from memlab.memory.stores.chroma import ChromaStore
@@ -62,9 +62,9 @@ class TimeShare:
         from memlab.memory.stores.postgres import PostgresStore
         from memlab.roles.program import Role
         from memlab.scoring import attestation, matching
-        from memlab.recorder import RunRecorder
+        from memlab.harness.recorder import RunRecorder
         from memlab.strategies.composed import ComposedStrategy
-        from memlab.units import UnitPlayer, _CallSink
+        from memlab.harness.units import UnitPlayer, _CallSink
 
         self._wrap(UnitPlayer, "play", UNIT)
         # the strategy's entry points as the unit player calls them (building it included); what
@@ -89,7 +89,7 @@ class TimeShare:
         self._wrap(attestation, "gold_written", "scoring", module=True)
         self._wrap(matching, "gold_present", "scoring", module=True)
         import memlab.scoring as scoring
-        import memlab.units as units
+        import memlab.harness.units as units
 
         # a probe's context_tokens (the token-cost metric's input) is measured at probe time
         self._wrap(units, "count_tokens", "scoring", module=True)

@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from memlab.config import RunConfig  # noqa: E402
+from memlab.harness.config import RunConfig  # noqa: E402
 from memlab.datasets.scale import format_tokens, parse_tokens, scale_file  # noqa: E402
-from memlab.report import length_table, plot_recall_vs_length, write_report  # noqa: E402
-from memlab.runner import Runner  # noqa: E402
+from memlab.analysis.report import length_table, plot_recall_vs_length, write_report  # noqa: E402
+from memlab.harness.runner import Runner  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     run_dir = Runner(config, progress=not args.no_progress).run()
     write_report(run_dir, quiet=True)
-    from memlab.results import load_run
+    from memlab.analysis.results import load_run
 
     res = load_run(run_dir)
     table = length_table(res)

@@ -14,9 +14,9 @@ DEFAULT_CONFIG = "evals/default.yaml"
 def _cmd_run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from memlab.config import load_config
-    from memlab.report import write_report
-    from memlab.runner import EXIT_CODES, RunAborted, Runner
+    from memlab.harness.config import load_config
+    from memlab.analysis.report import write_report
+    from memlab.harness.runner import EXIT_CODES, RunAborted, Runner
 
     console = Console()
     if not console.is_terminal:
@@ -29,7 +29,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.output_dir:
         overrides["output_dir"] = args.output_dir
     if args.base_url or args.model or args.cache_mode:
-        from memlab.config import load_config as _load
+        from memlab.harness.config import load_config as _load
 
         model = _load(args.config).model.model_dump()
         if args.base_url or args.model:
@@ -72,7 +72,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return EXIT_CODES["failed"]
     wall = time.perf_counter() - t0
     files = write_report(run_dir, console=console)
-    from memlab.results import load_run
+    from memlab.analysis.results import load_run
 
     status = load_run(run_dir).manifest.get("status", "failed")
     plot = f" · plot {files['plot'].name}" if files else ""
@@ -85,8 +85,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     ``--html`` / ``--md`` write the design report of one or several runs (only that, for several)."""
     from rich.console import Console
 
-    from memlab.report import category_table, print_comparison, write_report
-    from memlab.results import load_run
+    from memlab.analysis.report import category_table, print_comparison, write_report
+    from memlab.analysis.results import load_run
 
     if len(args.run_dirs) > 1:
         if not (args.html or args.md):
@@ -128,11 +128,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _write_design_reports(args: argparse.Namespace, loaded: list | None = None) -> list[Path]:
-    """The ``--html`` / ``--md`` design reports (memlab.html_report), when asked for (``loaded``:
+    """The ``--html`` / ``--md`` design reports (memlab.analysis.html_report), when asked for (``loaded``:
     the runs already read, whose scored probes and tables are reused)."""
     if not (args.html or args.md):
         return []
-    from memlab.html_report import report_html, report_markdown
+    from memlab.analysis.html_report import report_html, report_markdown
 
     runs = loaded or args.run_dirs
     out = []
@@ -200,14 +200,14 @@ def _cmd_rejudge(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from memlab.judging.rejudge import rejudge, source_judge_spec
-    from memlab.records import read_manifest
-    from memlab.report import write_report
+    from memlab.harness.records import read_manifest
+    from memlab.analysis.report import write_report
 
     spec = _judge_spec_from_args(args)
     if spec is not None and "provider" not in spec:  # only cache/temperature flags: keep the run's own judge
         spec = {**(source_judge_spec(read_manifest(Path(args.run_dir) / "manifest.json")) or {}), **spec}
     from memlab.llm.types import EndpointDown
-    from memlab.runner import EXIT_CODES
+    from memlab.harness.runner import EXIT_CODES
 
     try:
         out = rejudge(args.run_dir, spec, prompt=args.prompt, out=args.out, workers=args.workers, report=False)
@@ -232,7 +232,7 @@ def _cmd_judge_audit(args: argparse.Namespace) -> int:
     from memlab.judging.audit import judge_audit
 
     from memlab.llm.types import EndpointDown
-    from memlab.runner import EXIT_CODES
+    from memlab.harness.runner import EXIT_CODES
 
     try:
         result = judge_audit(args.run_dir, _judge_spec_from_args(args), repeats=args.repeats, workers=args.workers)
@@ -278,7 +278,7 @@ def _add_judge_flags(p: argparse.ArgumentParser, *, prompt: bool = True) -> None
 
 def _cmd_components(args: argparse.Namespace) -> int:
     from memlab.memory.stores.base import STORES
-    from memlab.metrics import METRICS
+    from memlab.analysis.metrics import METRICS
     from memlab.strategies import PRESETS
     from memlab.strategies.slots import STORE_SLOT, ordered_slots
     from memlab.strategies.triggers import TRIGGERS
@@ -331,7 +331,7 @@ def _cmd_components(args: argparse.Namespace) -> int:
 
 def _cmd_baseline(args: argparse.Namespace) -> int:
     """Write a run's baseline for ``memlab check`` (docs/gate.md)."""
-    from memlab.baseline import write_baseline
+    from memlab.analysis.baseline import write_baseline
 
     out = write_baseline(args.run_dir, args.out)
     print(f"wrote baseline {out}")
@@ -340,7 +340,7 @@ def _cmd_baseline(args: argparse.Namespace) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     """Gate a run against a baseline: 0 no regression, 1 regression, 2 could not compare (docs/gate.md)."""
-    from memlab.gate import EXIT_CANNOT_COMPARE, check
+    from memlab.analysis.gate import EXIT_CANNOT_COMPARE, check
     from memlab.redact import redact_text
 
     if args.config is None and args.run is None:
@@ -360,7 +360,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(f"wrote {args.markdown}")
     if args.html:  # the gated run's design report (CI uploads it beside the run folder)
         if result.run_dir and (Path(result.run_dir) / "manifest.json").exists():
-            from memlab.html_report import report_html
+            from memlab.analysis.html_report import report_html
 
             print(f"wrote {report_html([result.run_dir], args.html)}")
         else:
@@ -375,7 +375,7 @@ def _cmd_suite_check(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from memlab.suite_check import (check_expected, expectations, load_expectations, lost_detections, markdown_table,
+    from memlab.analysis.suite_check import (check_expected, expectations, load_expectations, lost_detections, markdown_table,
                                     suite_check)
 
     expected = load_expectations(args.expect) if args.expect else None

@@ -43,7 +43,7 @@ from pathlib import Path
 from IPython.display import Image
 
 import memlab
-from memlab.report import category_table, plot_recall_vs_tokens
+from memlab.analysis.report import category_table, plot_recall_vs_tokens
 
 if not Path("evals").is_dir():  # Jupyter and nbval start in notebooks/; config paths are relative to the repository
     os.chdir(Path.cwd().parent)

@@ -45,7 +45,7 @@ import os
 from pathlib import Path
 
 import memlab
-from memlab.lifecycle import lifecycle_table
+from memlab.analysis.lifecycle import lifecycle_table
 
 if not Path("evals").is_dir():  # Jupyter and nbval start in notebooks/; config paths are relative to the repository
     os.chdir(Path.cwd().parent)
@@ -60,7 +60,7 @@ res.components()
 #
 # Compressions per conversation, working-memory size (tokens after each turn: peak and mean), the
 # share of folded evidence whose value survived in the summary, and the tokens spent compressing
-# (`memlab.lifecycle` documents every column).
+# (`memlab.analysis.lifecycle` documents every column).
 
 # %%
 lifecycle = lifecycle_table(res)
@@ -86,11 +86,11 @@ answers.round(3)
 
 # %% [markdown]
 # Where the evidence was said: in the probe's own thread (inside the task: what working memory kept)
-# or only in earlier threads (what long-term memory carried). `memlab.report.scope_table` is the
+# or only in earlier threads (what long-term memory carried). `memlab.analysis.report.scope_table` is the
 # same table `memlab report` prints.
 
 # %%
-from memlab.report import scope_table
+from memlab.analysis.report import scope_table
 
 scope_table(res).round(2)
 

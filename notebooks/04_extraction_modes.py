@@ -45,7 +45,7 @@ import os
 from pathlib import Path
 
 import memlab
-from memlab.lifecycle import lifecycle_table
+from memlab.analysis.lifecycle import lifecycle_table
 
 if not Path("evals").is_dir():  # Jupyter and nbval start in notebooks/; config paths are relative to the repository
     os.chdir(Path.cwd().parent)

@@ -23,7 +23,7 @@
 # strategy pays per turn (extraction) and injects little. The dataset is padded with filler sessions
 # by the deterministic scaler (`memlab datasets scale`: probes and evidence stay valid, filler never
 # mentions an answer), every length is played through every strategy in one run — the same sweep as
-# `evals/length_sweep.py` — and `memlab.break_even` finds where the cost curves cross.
+# `evals/length_sweep.py` — and `memlab.analysis.break_even` finds where the cost curves cross.
 #
 # **Parameters:** the defaults are the small CI run (one conversation, up to ~6k tokens). The README's
 # sweep (the recall suite at 1.5k / 5k / 15k tokens per conversation):
@@ -48,9 +48,9 @@ from pathlib import Path
 from IPython.display import Image
 
 import memlab
-from memlab.break_even import break_even
+from memlab.analysis.break_even import break_even
 from memlab.datasets.scale import parse_tokens, scaled_copies
-from memlab.report import length_table, plot_recall_vs_length
+from memlab.analysis.report import length_table, plot_recall_vs_length
 
 if not Path("evals").is_dir():  # Jupyter and nbval start in notebooks/; dataset paths are relative to the repository
     os.chdir(Path.cwd().parent)

@@ -14,7 +14,7 @@ from memlab.memory.stores.base import make_store
 from memlab.roles.program import MemoryRoles
 from memlab.strategies.composed import ComposedStrategy, resolve_spec
 from memlab.strategies.slots import BuildEnv
-from memlab.units import turn_events
+from memlab.harness.units import turn_events
 
 
 def build(spec: dict[str, Any], model: Any = None, embedder: Any = None) -> ComposedStrategy:

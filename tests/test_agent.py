@@ -23,7 +23,7 @@ from memlab.roles.program import MemoryRoles
 from memlab.strategies.composed import ComposedStrategy, resolve_spec
 from memlab.strategies.slots import BuildEnv
 from memlab.strategies.triggers import Compressor, Entry, make_trigger
-from memlab.units import turn_events
+from memlab.harness.units import turn_events
 
 # -- triggers ---------------------------------------------------------------------------------------
 
@@ -278,7 +278,7 @@ def test_agent_loop_over_the_openai_client_with_scripted_tool_calls():
 def test_evidence_survival_says_whether_the_gold_value_survived_compression(summary, survived):
     from memlab.datasets.models import Probe
     from memlab.strategies.base import CompressionEvent
-    from memlab.units import SurvivalTracker
+    from memlab.harness.units import SurvivalTracker
 
     tracker = SurvivalTracker()
     tracker.add(CompressionEvent("history", "every_n_steps(n=2)", 2, 50, 20, ["u1", "a1"], summary, ["u1", "a1"]), 0)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import memlab
-from memlab.config import ConfigError, validate_config
+from memlab.harness.config import ConfigError, validate_config
 from memlab.offline.agent import search_before_answering
 from memlab.strategies.answering import FOUND_TITLE
 

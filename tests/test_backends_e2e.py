@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memlab.config import RunConfig
-from memlab.results import load_run
-from memlab.runner import Runner
+from memlab.harness.config import RunConfig
+from memlab.analysis.results import load_run
+from memlab.harness.runner import Runner
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""Ceilings see everything a context can carry from the dataset (memlab/ceiling.py): no strategy
+"""Ceilings see everything a context can carry from the dataset (memlab/analysis/ceiling.py): no strategy
 can exceed its ceiling by recalling dataset text — checked for full_context (every turn as the
 history renders it) on every shipped dataset and on LoCoMo-shaped fixtures where dates matter."""
 
@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from memlab.ceiling import CeilingSources, probe_events
+from memlab.analysis.ceiling import CeilingSources, probe_events
 from memlab.datasets.io import load_dataset
 from memlab.scoring import gold_present, gold_written
 from memlab.strategies.composed import build_strategy
 from memlab.strategies.slots import BuildEnv
-from memlab.units import turn_events
+from memlab.harness.units import turn_events
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted(str(p.relative_to(ROOT)) for p in [*ROOT.glob("datasets/*.yaml"), *ROOT.glob("datasets/suites/*.yaml"),
@@ -81,7 +81,7 @@ def test_the_dates_fixture_is_one_where_the_turn_text_ceiling_was_exceeded():
 
 
 def test_ceiling_sources_render_what_contexts_show():
-    from memlab.ceiling import now_rendering, timestamp_renderings
+    from memlab.analysis.ceiling import now_rendering, timestamp_renderings
 
     ts = datetime(2023, 5, 8, 13, 56)
     assert timestamp_renderings(ts) == "2023-05-08 Monday 13:56 01:56 PM"
@@ -97,9 +97,9 @@ def test_ceiling_sources_render_what_contexts_show():
 
 def test_a_run_records_the_ceiling_and_full_context_stays_under_it(tmp_path):
     """End to end: the runner records each probe's ceiling (``gold_written``) with the same sources."""
-    from memlab.config import RunConfig
-    from memlab.results import load_run
-    from memlab.runner import Runner
+    from memlab.harness.config import RunConfig
+    from memlab.analysis.results import load_run
+    from memlab.harness.runner import Runner
 
     cfg = RunConfig.model_validate({
         "name": "ceil", "datasets": [str(ROOT / "tests/fixtures/locomo_dates.json")], "output_dir": str(tmp_path / "runs"),

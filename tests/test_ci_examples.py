@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 def project(tmp_path_factory) -> Path:
     """A repository with a tiny offline eval and its committed baseline, where the files expect them."""
     import memlab
-    from memlab.config import load_config
+    from memlab.harness.config import load_config
 
     root = tmp_path_factory.mktemp("repo")
     (root / "evals" / "baselines").mkdir(parents=True)

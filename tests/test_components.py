@@ -15,7 +15,7 @@ from memlab.roles.program import MemoryRoles
 from memlab.strategies.composed import ComposedStrategy, resolve_spec
 from memlab.strategies.slots import SLOTS, BuildEnv, load_families
 from memlab.strategies.state import Query
-from memlab.units import turn_events
+from memlab.harness.units import turn_events
 
 TURNS = [
     ("u1", "user", "I live in Porto with my partner Sam."),

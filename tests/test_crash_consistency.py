@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memlab.config import RunConfig
+from memlab.harness.config import RunConfig
 from memlab.memory.stores.base import make_store
-from memlab.recorder import read_jsonl
-from memlab.results import load_run
-from memlab.runner import Runner
+from memlab.harness.recorder import read_jsonl
+from memlab.analysis.results import load_run
+from memlab.harness.runner import Runner
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTER = str(ROOT / "datasets" / "starter.yaml")

@@ -124,7 +124,7 @@ def test_length_batches_group_equal_lengths_shortest_first():
 def test_onnxruntime_pass_matches_the_reference_and_is_batch_invariant():
     """Issue 12: the onnxruntime embedder (graph built from the shipped weights) must give the
     reference vectors, agree with the numpy pass, and — like it — not depend on batch companions."""
-    from memlab.embeddings_onnx import OnnxMiniLMEmbedder
+    from memlab.embeddings.onnx import OnnxMiniLMEmbedder
 
     e = OnnxMiniLMEmbedder()
     vecs = e.embed(REF["sentences"])
@@ -138,7 +138,7 @@ def test_onnxruntime_pass_matches_the_reference_and_is_batch_invariant():
 
 def test_the_shared_embedder_is_the_faster_onnxruntime_pass_when_installed():
     from memlab.embeddings import embedder_implementation
-    from memlab.embeddings_onnx import OnnxMiniLMEmbedder, available
+    from memlab.embeddings.onnx import OnnxMiniLMEmbedder, available
 
     assert available()  # onnx + onnxruntime are part of the dev install (memlab[fast])
     assert isinstance(shared_embedder().inner, OnnxMiniLMEmbedder)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memlab.metrics import explain_probe
+from memlab.analysis.metrics import explain_probe
 
 ITEMS = [{"text": "[2024-03-01] Ana: I moved to Lisbo last month", "source_turn_ids": ["s1-01"], "kind": "message",
           "section": "Conversation history"},

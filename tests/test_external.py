@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memlab.config import ConfigError, validate_config
-from memlab.recorder import read_jsonl
-from memlab.results import load_run
-from memlab.runner import Runner
+from memlab.harness.config import ConfigError, validate_config
+from memlab.harness.recorder import read_jsonl
+from memlab.analysis.results import load_run
+from memlab.harness.runner import Runner
 
 DATASET = str(Path(__file__).parent / "fixtures" / "external_small.yaml")
 
@@ -89,7 +89,7 @@ def test_a_plugin_strategy_type_plays_like_any_strategy(tmp_path, plugin):
     ops = res.memory_ops[res.memory_ops["strategy"] == "tiny"]
     # every message of the allowed roles stored once, citing its own turn, in the namespace
     assert len(ops) == 10 and set(ops["op"]) == {"ADD"}
-    from memlab.report import writes_per_conversation
+    from memlab.analysis.report import writes_per_conversation
 
     assert writes_per_conversation(res)["tiny"] == pytest.approx(10 / 3), "the printed table's write volume"
     assert all(len(s) == 1 for s in ops["source_turn_ids"]) and set(ops["namespace"]) == {"external-small/ana", "external-small/ben"}
@@ -258,7 +258,7 @@ def test_mem0_raw_mode_runs_offline_with_provenance_and_one_embedder(tmp_path, n
 
 def test_the_committed_configs_validate_and_components_lists_the_types(plugin, capsys):
     from memlab.cli import main
-    from memlab.config import load_config
+    from memlab.harness.config import load_config
 
     offline = load_config("evals/external.yaml")
     assert {s.name: s.type for s in offline.strategies if s.type} == {"mem0": "mem0", "mem0_window": "mem0"}

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from memlab.cli import main
-from memlab.recorder import read_jsonl
-from memlab.results import load_run
+from memlab.harness.recorder import read_jsonl
+from memlab.analysis.results import load_run
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 DATASET = str(Path(__file__).parent / "fixtures" / "external_small.yaml")

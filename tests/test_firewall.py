@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memlab.baseline import load_baseline
-from memlab.config import GateSpec, load_config
+from memlab.analysis.baseline import load_baseline
+from memlab.harness.config import GateSpec, load_config
 from memlab.datasets.io import load_dataset, validate_file
-from memlab.gate import EXIT_CANNOT_COMPARE, compare
+from memlab.analysis.gate import EXIT_CANNOT_COMPARE, compare
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASETS = ROOT / "datasets"

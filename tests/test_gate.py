@@ -1,4 +1,4 @@
-"""The regression gate (memlab/gate.py, memlab/baseline.py): baseline files, exit codes, the paired
+"""The regression gate (memlab/analysis/gate.py, memlab/analysis/baseline.py): baseline files, exit codes, the paired
 rule, and the gate catching a strategy that really got worse.
 
 Runs use a small dataset generated here (facts stated once, asked later), not evaluation data."""
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memlab.baseline import BaselineError, JudgePin, dumps, load_baseline, make_baseline, write_baseline
+from memlab.analysis.baseline import BaselineError, JudgePin, dumps, load_baseline, make_baseline, write_baseline
 from memlab.cli import main
-from memlab.config import ConfigError, GateSpec, Tolerance, load_config
-from memlab.gate import EXIT_CANNOT_COMPARE, EXIT_OK, EXIT_REGRESSION, check, compare
+from memlab.harness.config import ConfigError, GateSpec, Tolerance, load_config
+from memlab.analysis.gate import EXIT_CANNOT_COMPARE, EXIT_OK, EXIT_REGRESSION, check, compare
 
 pytestmark = pytest.mark.slow
 

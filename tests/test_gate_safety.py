@@ -10,11 +10,11 @@ import re
 
 import pytest
 
-from memlab.baseline import BaselineError, make_baseline, snapshot
-from memlab.config import GateSpec
-from memlab.gate import EXIT_CANNOT_COMPARE, EXIT_REGRESSION, compare
-from memlab.results import load_run
-from memlab.runner import Runner
+from memlab.analysis.baseline import BaselineError, make_baseline, snapshot
+from memlab.harness.config import GateSpec
+from memlab.analysis.gate import EXIT_CANNOT_COMPARE, EXIT_REGRESSION, compare
+from memlab.analysis.results import load_run
+from memlab.harness.runner import Runner
 from tests.test_reliability import _config, _dataset
 
 HEADLINE = ["evidence_recall", "answer_correct"]

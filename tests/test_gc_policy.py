@@ -1,10 +1,10 @@
-"""memlab.gc_policy: the collector is quieted only while a run plays its units, then restored."""
+"""memlab.harness.gc_policy: the collector is quieted only while a run plays its units, then restored."""
 
 from __future__ import annotations
 
 import gc
 
-from memlab import gc_policy
+from memlab.harness import gc_policy
 
 
 def test_quiet_gc_freezes_and_restores_the_collector():

@@ -13,7 +13,7 @@ import pytest
 
 from memlab.llm import calls
 from memlab.memory.item import MemoryEvent, Op
-from memlab.recorder import dumps_line, read_jsonl
+from memlab.harness.recorder import dumps_line, read_jsonl
 from memlab.strategies.base import ContextLine, ContextSection, MemoryContext
 
 
@@ -122,7 +122,7 @@ def test_memoised_entity_nodes_equal_fresh_validation():
 
 
 def test_failed_calls_are_counted_for_final_attempts_whatever_the_encoder_wrote(tmp_path):
-    from memlab.runner import _failed_calls
+    from memlab.harness.runner import _failed_calls
 
     path = tmp_path / "calls.jsonl"
     assert _failed_calls(path, {"a1"}) == 0  # no call log at all

@@ -1,4 +1,4 @@
-"""The design report (memlab.html_report): its structure, escaping, drill-down and secrecy without a
+"""The design report (memlab.analysis.html_report): its structure, escaping, drill-down and secrecy without a
 browser, and its rendering in a real headless Chromium (Debian's package; scripts/browser.sh)."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pytest
 import yaml
 
 from memlab.cli import main
-from memlab.config import RunConfig
-from memlab.html_report import build_report, render_html, report_html, report_markdown
-from memlab.plots import pareto_front
-from memlab.runner import Runner
+from memlab.harness.config import RunConfig
+from memlab.analysis.html_report import build_report, render_html, report_html, report_markdown
+from memlab.analysis.plots import pareto_front
+from memlab.harness.runner import Runner
 
 SCRIPT_TURN = 'My locker code is <script>alert("pwned")</script> and I park at bay 14.'
 SECTIONS = ["question", "strategies", "datasets", "metrics", "recall-vs-tokens", "categories", "updates-abstention", "cost",
@@ -241,7 +241,7 @@ def test_report_renders_in_headless_chromium(report_file: Path, tmp_path: Path):
 
 
 def test_a_probe_case_shows_the_judge_verdict_and_marks_items_citing_any_evidence_turn():
-    from memlab.html_report import _case, _html_case
+    from memlab.analysis.html_report import _case, _html_case
 
     record = {"strategy": "s", "dataset": "d", "conversation_id": "c", "probe_id": "p1", "category": "single_hop",
               "question": "Where?", "gold": [["Braga"]], "gold_match": "any", "answer": "Porto", "abstain": False,
@@ -328,7 +328,7 @@ def test_twenty_strategies_read_as_rows_with_answers_apart(twenty: Path):
 
 
 def test_one_colour_per_strategy_the_same_in_every_plot():
-    from memlab.plots import strategy_colors
+    from memlab.analysis.plots import strategy_colors
 
     labels = [f"s{i}" for i in range(20)]
     colors = strategy_colors(labels)
@@ -341,7 +341,7 @@ def test_one_colour_per_strategy_the_same_in_every_plot():
 def test_many_strategies_become_a_ranked_dot_plot_and_few_get_labels_that_do_not_overlap():
     import pandas as pd
 
-    from memlab.plots import MANY, place_labels, recall_vs_tokens_figure
+    from memlab.analysis.plots import MANY, place_labels, recall_vs_tokens_figure
 
     many = pd.DataFrame({"recall": [i / 20 for i in range(20)], "ci_low": [0.0] * 20, "ci_high": [1.0] * 20,
                          "tokens": [100.0 + i for i in range(20)]}, index=[f"strategy_{i:02d}" for i in range(20)])

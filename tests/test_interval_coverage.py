@@ -1,11 +1,11 @@
 """The intervals memlab prints and gates cover the truth at memlab's sizes (seeded simulation,
-memlab.interval_coverage; the full table is in docs/metrics.md)."""
+memlab.analysis.interval_coverage; the full table is in docs/metrics.md)."""
 
 from __future__ import annotations
 
 import pytest
 
-from memlab.interval_coverage import Design, coverage, truth
+from memlab.analysis.interval_coverage import Design, coverage, truth
 
 
 @pytest.mark.parametrize("kind", ["mean", "paired"])

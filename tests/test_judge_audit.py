@@ -17,16 +17,16 @@ import dspy
 import pytest
 
 from memlab.cli import main
-from memlab.config import RunConfig
+from memlab.harness.config import RunConfig
 from memlab.judging.audit import judge_audit, plants, reformat_date
 from memlab.judging.prompts import JUDGE_PROMPTS, judge_inputs, prompt_hash
 from memlab.judging.rejudge import rejudge
 from memlab.llm.offline_model import OfflineChatModel
 from memlab.judging.offline_judge import judge as offline_judge
-from memlab.recorder import read_jsonl
-from memlab.results import load_run
+from memlab.harness.recorder import read_jsonl
+from memlab.analysis.results import load_run
 from memlab.roles.program import Role
-from memlab.runner import Runner
+from memlab.harness.runner import Runner
 
 SMALL = str(Path(__file__).parent / "fixtures" / "native_small.yaml")
 KEY = "sk-judge-test-secret-0123456789"

@@ -1,14 +1,14 @@
-"""Lifecycle metrics (memlab.lifecycle) on a small run whose behaviour is known by construction."""
+"""Lifecycle metrics (memlab.analysis.lifecycle) on a small run whose behaviour is known by construction."""
 
 from __future__ import annotations
 
 import json
 import math
 
-from memlab.config import RunConfig
-from memlab.lifecycle import lifecycle_table
-from memlab.results import load_run
-from memlab.runner import Runner
+from memlab.harness.config import RunConfig
+from memlab.analysis.lifecycle import lifecycle_table
+from memlab.analysis.results import load_run
+from memlab.harness.runner import Runner
 
 
 def _run(tmp_path):

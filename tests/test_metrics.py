@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memlab.metrics import METRICS, check_metric_names, score_probe, update_outcome
+from memlab.analysis.metrics import METRICS, check_metric_names, score_probe, update_outcome
 from memlab.scoring import gold_present, gold_written
 
 
@@ -157,7 +157,7 @@ def test_metric_names_are_checked_with_a_hint():
 
 
 def test_run_config_metrics_are_validated_with_did_you_mean():
-    from memlab.config import ConfigError, validate_config
+    from memlab.harness.config import ConfigError, validate_config
 
     base = {"datasets": ["d.yaml"], "strategies": [{"name": "no_memory"}]}
     assert validate_config({**base, "metrics": ["answer_correct", "update_answer"]}).metrics == ["answer_correct", "update_answer"]

@@ -97,8 +97,8 @@ def test_cache_key_does_not_depend_on_the_credential(tmp_path, monkeypatch):
 
 
 def test_a_run_folder_never_contains_the_secrets(tmp_path, monkeypatch):
-    from memlab.config import RunConfig
-    from memlab.runner import Runner
+    from memlab.harness.config import RunConfig
+    from memlab.harness.runner import Runner
 
     monkeypatch.setenv("MEMLAB_SECRET_TEST_KEY", KEY)
     starter = Path(__file__).resolve().parent.parent / "datasets" / "starter.yaml"

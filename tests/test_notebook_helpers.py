@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from memlab.break_even import break_even
-from memlab.config import ConfigError, load_config, notebook_config
+from memlab.analysis.break_even import break_even
+from memlab.harness.config import ConfigError, load_config, notebook_config
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -160,7 +160,7 @@ def test_a_longer_context_does_not_make_an_answer_worse_on_the_dev_set(sim: Simi
     the whole conversation so far in front of it, and the other dev conversations too."""
     from memlab.datasets.io import load_dataset
     from memlab.scoring import gold_present
-    from memlab.units import turn_events
+    from memlab.harness.units import turn_events
 
     ds = load_dataset(Path(__file__).resolve().parents[1] / "datasets" / "dev" / "dev.yaml")
     lines = {c.id: [e.line for e in turn_events(c)] for c in ds.conversations}

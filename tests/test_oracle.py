@@ -11,7 +11,7 @@ from memlab.embeddings import shared_embedder
 from memlab.memory.stores.base import make_store
 from memlab.strategies.composed import ComposedStrategy, resolve_spec
 from memlab.strategies.slots import BuildEnv
-from memlab.units import turn_events
+from memlab.harness.units import turn_events
 
 N = 40
 
@@ -73,9 +73,9 @@ def test_noisy_oracle_corrupts_facts_at_the_given_rate_deterministically():
 def test_the_oracle_bound_injects_exactly_the_evidence_turns(tmp_path):
     import json
 
-    from memlab.config import RunConfig
-    from memlab.results import load_run
-    from memlab.runner import Runner
+    from memlab.harness.config import RunConfig
+    from memlab.analysis.results import load_run
+    from memlab.harness.runner import Runner
 
     path = tmp_path / "d.json"
     path.write_text(json.dumps(_dataset().model_dump(mode="json", exclude_defaults=True)))

@@ -24,11 +24,11 @@ import pytest
 import yaml
 
 from memlab.cli import main as cli_main
-from memlab.config import ConfigError, RunConfig, load_config
-from memlab.executors.base import PortableFault
-from memlab.recorder import read_jsonl
-from memlab.results import load_run
-from memlab.runner import EXIT_CODES, Runner
+from memlab.harness.config import ConfigError, RunConfig, load_config
+from memlab.harness.executors.base import PortableFault
+from memlab.harness.recorder import read_jsonl
+from memlab.analysis.results import load_run
+from memlab.harness.runner import EXIT_CODES, Runner
 
 ROOT = Path(__file__).resolve().parent.parent
 STRATEGIES = [{"name": "message_rag"}, {"name": "fact_rag", "store": {"type": "chroma"}},
@@ -235,7 +235,7 @@ def test_an_endpoint_down_in_a_worker_stops_the_run(tmp_path, capsys, monkeypatc
 
 def test_an_endpoint_fault_crosses_a_process_boundary_as_itself():
     from memlab.llm.types import EndpointDown
-    from memlab.units import _must_abort
+    from memlab.harness.units import _must_abort
 
     exc = EndpointDown("http://127.0.0.1:1/v1", 3, "connection refused")
     with pytest.raises(TypeError):
@@ -260,7 +260,7 @@ def test_executor_settings_are_validated_and_named(tmp_path):
 
 
 def test_auto_picks_serial_processes_or_threads():
-    from memlab.executors import make_executor
+    from memlab.harness.executors import make_executor
 
     def kind(executor: dict, **kw) -> str:
         cfg = RunConfig.model_validate({"datasets": ["x"], "strategies": [{"name": "no_memory"}], "executor": executor, **kw})
@@ -275,7 +275,7 @@ def test_auto_picks_serial_processes_or_threads():
 
 
 def test_command_line_flags_override_the_config_executor(tmp_path, monkeypatch):
-    import memlab.runner
+    import memlab.harness.runner
 
     ds = _dataset(tmp_path, n=1)
     path = tmp_path / "c.yaml"
@@ -290,7 +290,7 @@ def test_command_line_flags_override_the_config_executor(tmp_path, monkeypatch):
         seen["executor"] = self.executor.describe()
         raise Stop
 
-    monkeypatch.setattr(memlab.runner.Runner, "run", fake_run)
+    monkeypatch.setattr(memlab.harness.runner.Runner, "run", fake_run)
     for argv, expected in [([], {"executor": "threads", "workers": 2}),
                            (["--workers", "3"], {"executor": "threads", "workers": 3}),
                            (["--executor", "processes"], {"executor": "processes", "workers": 2}),
@@ -319,7 +319,7 @@ class _FlakyRay:
 
 
 def test_a_private_ray_that_times_out_at_startup_is_started_again():
-    from memlab.executors.ray_tasks import _start_private_ray
+    from memlab.harness.executors.ray_tasks import _start_private_ray
 
     ray = _FlakyRay([Exception("The current node timed out during startup. This could happen ...")])
     _start_private_ray(ray, 2)

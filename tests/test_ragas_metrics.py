@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from memlab.config import RunConfig
-from memlab.metrics import METRICS, score_probe
-from memlab.results import load_run
-from memlab.runner import Runner
+from memlab.harness.config import RunConfig
+from memlab.analysis.metrics import METRICS, score_probe
+from memlab.analysis.results import load_run
+from memlab.harness.runner import Runner
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,9 +123,9 @@ BLOCK_RAGAS = ("import sys, importlib.abc\n"
 def test_memlab_runs_without_ragas_and_says_so_only_when_a_ragas_metric_is_asked_for(tmp_path: Path) -> None:
     code = BLOCK_RAGAS + (
         "import json\n"
-        "from memlab.config import RunConfig\n"
-        "from memlab.runner import Runner\n"
-        "from memlab.results import load_run\n"
+        "from memlab.harness.config import RunConfig\n"
+        "from memlab.harness.runner import Runner\n"
+        "from memlab.analysis.results import load_run\n"
         f"base = {{'name': 'noragas', 'datasets': [{SMALL!r}], 'output_dir': {str(tmp_path)!r}, 'bootstrap': 20,\n"
         "        'embedding_cache': None, 'strategies': [{'name': 'full_context'}]}\n"
         "res = load_run(Runner(RunConfig.model_validate(base), progress=False).run())\n"
@@ -151,8 +151,8 @@ def test_non_llm_scoring_makes_no_network_connection() -> None:
         "    raise OSError(f'network blocked by the test: {address}')\n"
         "socket.socket.connect = refuse\n"
         "socket.create_connection = lambda *a, **k: refuse(None, a[0] if a else None)\n"
-        "from memlab.metrics import score_probe\n"
-        "from memlab.ragas_metrics import ragas_problem\n"
+        "from memlab.analysis.metrics import score_probe\n"
+        "from memlab.analysis.ragas_metrics import ragas_problem\n"
         "assert ragas_problem() is None, ragas_problem()\n"
         f"p = {probe(answer='Ana moved to Lisbon.', context_items=lines(EVIDENCE))!r}\n"
         "s = score_probe(p)\n"

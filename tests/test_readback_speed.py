@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _ragas_pairwise(retrieved: list[str], evidence: list[str]) -> tuple[float, float]:
     """Context recall and precision through ragas's own metric objects, pair by pair."""
-    from memlab import ragas_metrics as rm
+    from memlab.analysis import ragas_metrics as rm
 
     r = rm._ragas()
     sample = r.SingleTurnSample(retrieved_contexts=list(retrieved), reference_contexts=list(evidence))
@@ -30,7 +30,7 @@ def _ragas_pairwise(retrieved: list[str], evidence: list[str]) -> tuple[float, f
 
 
 def test_vectorised_context_metrics_are_ragas_bit_for_bit():
-    from memlab import ragas_metrics as rm
+    from memlab.analysis import ragas_metrics as rm
 
     if rm.ragas_problem():
         pytest.fail(f"ragas is part of the dev install: {rm.ragas_problem()}")
@@ -55,8 +55,8 @@ def test_vectorised_context_metrics_are_ragas_bit_for_bit():
 
 
 def test_bulk_scoring_gives_each_probes_own_scores():
-    from memlab.metrics import score_probe, score_probes
-    from memlab import ragas_metrics as rm
+    from memlab.analysis.metrics import score_probe, score_probes
+    from memlab.analysis import ragas_metrics as rm
 
     lines = [{"text": f"[2024-01-0{i % 9 + 1}] Ana: line {i} about Lisbon", "source_turn_ids": [f"t{i}"]} for i in range(40)]
     records = []
@@ -133,7 +133,7 @@ def test_canonical_tokens_read_by_line_equal_the_whole_text():
 
 
 def test_drill_down_shows_evidence_lines_first_and_says_what_it_left_out():
-    from memlab import html_report as h
+    from memlab.analysis import html_report as h
 
     items = [{"section": "Conversation history", "text": f"line {i}", "source_turn_ids": [f"t{i}"]} for i in range(600)]
     probe = {"dataset": "d", "conversation_id": "c", "probe_id": "p", "category": "single_hop", "question": "q?",
@@ -153,10 +153,10 @@ def test_drill_down_shows_evidence_lines_first_and_says_what_it_left_out():
 def test_tables_are_the_same_however_often_and_in_whatever_order_they_are_asked(tmp_path):
     """Metric-table rows are kept per cell: the summary after the full table equals the summary of
     a fresh load, and the report's CSVs equal a second writing of them."""
-    from memlab.config import RunConfig
-    from memlab.report import write_report
-    from memlab.results import load_run
-    from memlab.runner import Runner
+    from memlab.harness.config import RunConfig
+    from memlab.analysis.report import write_report
+    from memlab.analysis.results import load_run
+    from memlab.harness.runner import Runner
 
     cfg = RunConfig.model_validate({
         "name": "t", "datasets": [str(ROOT / "datasets" / "starter.yaml")], "output_dir": str(tmp_path), "bootstrap": 100,

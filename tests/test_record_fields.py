@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from memlab.llm.types import CallRecord
 from memlab.memory.item import MemoryEvent, Op
-from memlab.records import CallRow, MemoryOpRow, Record
+from memlab.harness.records import CallRow, MemoryOpRow, Record
 
 SCOPE = {"run_id": "r", "attempt": "a", "strategy": "s", "dataset": "d", "conversation_id": "c"}
 
@@ -52,10 +52,10 @@ def test_every_row_a_run_writes_validates_against_its_record_model(tmp_path):
     stream, with the declared fields first and in the model's order."""
     import json
 
-    from memlab.config import RunConfig
-    from memlab.recorder import read_jsonl
-    from memlab.records import AgentStepRow, CompressionRow, ProbeRecord, TurnRecord, UnitEvent
-    from memlab.runner import Runner
+    from memlab.harness.config import RunConfig
+    from memlab.harness.recorder import read_jsonl
+    from memlab.harness.records import AgentStepRow, CompressionRow, ProbeRecord, TurnRecord, UnitEvent
+    from memlab.harness.runner import Runner
 
     convs = [{"id": "c0", "namespace": "c0", "sessions": [{"id": "s1", "timestamp": "2024-01-02T10:00:00", "turns": [
         {"id": "t1", "role": "user", "text": "I live in Oslo and my cat is called Bo."},

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memlab.baseline import dumps, snapshot
-from memlab.html_report import report_html, report_markdown
+from memlab.analysis.baseline import dumps, snapshot
+from memlab.analysis.html_report import report_html, report_markdown
 from memlab.memory.stores.postgres import describe_dsn
-from memlab.recorder import read_jsonl
+from memlab.harness.recorder import read_jsonl
 from memlab.redact import redact, redact_text
-from memlab.report import write_report
-from memlab.results import load_run
-from memlab.runner import Runner
+from memlab.analysis.report import write_report
+from memlab.analysis.results import load_run
+from memlab.harness.runner import Runner
 from tests.test_reliability import _config, _dataset
 
 PASSWORDS = ["Hash#Secret9", "Qm?Secret9", "Sl/Secret9", "Sp ace Secret9"]

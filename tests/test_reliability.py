@@ -18,10 +18,10 @@ import pytest
 import yaml
 
 from memlab.cli import main as cli_main
-from memlab.config import RunConfig, load_config
-from memlab.recorder import RunLock, RunLocked, RunRecorder, read_jsonl
-from memlab.results import load_run
-from memlab.runner import EXIT_CODES, ResumeMismatch, Runner
+from memlab.harness.config import RunConfig, load_config
+from memlab.harness.recorder import RunLock, RunLocked, RunRecorder, read_jsonl
+from memlab.analysis.results import load_run
+from memlab.harness.runner import EXIT_CODES, ResumeMismatch, Runner
 
 ROOT = Path(__file__).resolve().parent.parent
 SEPARATORS = ["\u2028", "\u2029", "\u0085"]
@@ -160,8 +160,8 @@ def test_concurrent_runs_with_the_same_folder_name_on_one_postgres_do_not_interf
     ds = _dataset(tmp_path, n=3)
     script = textwrap.dedent(f"""
         import sys
-        from memlab.config import RunConfig
-        from memlab.runner import Runner
+        from memlab.harness.config import RunConfig
+        from memlab.harness.runner import Runner
         cfg = RunConfig.model_validate({{"name": "same", "datasets": [{str(ds)!r}], "output_dir": sys.argv[1],
             "bootstrap": 0, "embedding_cache": None,
             "strategies": [{{"name": "fact_rag@postgres", "preset": "fact_rag", "store": {{"type": "postgres"}}}}]}})
@@ -189,7 +189,7 @@ def test_store_passwords_never_reach_the_run_folder(tmp_path):
                               {"name": "pg", "preset": "fact_rag",
                                "store": {"type": "postgres", "dsn": f"postgresql://u:{secret}@127.0.0.1:1/db"}}])
     run = Runner(cfg, progress=False).run()
-    from memlab.report import write_report
+    from memlab.analysis.report import write_report
 
     write_report(run)
     res = load_run(run)

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from memlab.baseline import BaselineError, make_baseline
+from memlab.analysis.baseline import BaselineError, make_baseline
 from memlab.cli import main as cli_main
-from memlab.recorder import read_jsonl
-from memlab.results import load_run
-from memlab.runner import EXIT_CODES, Runner
+from memlab.harness.recorder import read_jsonl
+from memlab.analysis.results import load_run
+from memlab.harness.runner import EXIT_CODES, Runner
 from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.test_reliability import PLUGIN, _config, _dataset
 

@@ -17,10 +17,10 @@ import pytest
 import yaml
 
 from memlab.cli import main as cli_main
-from memlab.config import ConfigError, load_config
-from memlab.recorder import RunRecorder
-from memlab.results import load_run
-from memlab.runner import EXIT_CODES, ResumeMismatch, Runner
+from memlab.harness.config import ConfigError, load_config
+from memlab.harness.recorder import RunRecorder
+from memlab.analysis.results import load_run
+from memlab.harness.runner import EXIT_CODES, ResumeMismatch, Runner
 from tests.test_reliability import _config, _dataset
 
 
@@ -126,7 +126,7 @@ def test_a_resume_by_other_code_or_models_is_refused(tmp_path, monkeypatch):
     cfg = _config(tmp_path, ds)
     run = Runner(cfg, progress=False).run()
     before = {f: (run / f).read_bytes() for f in ("manifest.json", "units.jsonl")}
-    monkeypatch.setattr("memlab.runner.source_hash", lambda: "0123456789abcdef")
+    monkeypatch.setattr("memlab.harness.runner.source_hash", lambda: "0123456789abcdef")
     with pytest.raises(ResumeMismatch, match="other memlab code .*0123456789abcdef"):
         Runner(cfg, run_dir=run, resume=True, progress=False).run()
     monkeypatch.undo()
@@ -217,7 +217,7 @@ def test_a_file_size_limit_or_a_crashed_worker_exits_1_with_status_failed(tmp_pa
     def crash(self, unit, **kw):
         raise BrokenProcessPool("A process in the process pool was terminated abruptly")
 
-    monkeypatch.setattr("memlab.units.UnitPlayer.play", crash)
+    monkeypatch.setattr("memlab.harness.units.UnitPlayer.play", crash)
     assert cli_main(["run", str(path)]) == EXIT_CODES["failed"]
     out = capsys.readouterr()
     assert "terminated abruptly" in out.out and "Traceback" not in out.out + out.err
@@ -226,7 +226,7 @@ def test_a_file_size_limit_or_a_crashed_worker_exits_1_with_status_failed(tmp_pa
 
 def test_a_full_disk_leaves_the_manifest_saying_failed_not_running(tmp_path, monkeypatch, capsys):
     """A disk with no byte free: a write fails unless some byte was given back since it filled up."""
-    import memlab.runner as runner_mod
+    import memlab.harness.runner as runner_mod
 
     def used() -> int:
         return sum(f.stat().st_size for f in (tmp_path / "results").rglob("*") if f.is_file())

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memlab.html_report import ProbeCase, build_report, render_html, render_markdown
-from memlab.runner import Runner
+from memlab.analysis.html_report import ProbeCase, build_report, render_html, render_markdown
+from memlab.harness.runner import Runner
 from tests.test_reliability import _config, _dataset
 
 

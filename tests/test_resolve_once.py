@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 import memlab
-from memlab.config import load_config
+from memlab.harness.config import load_config
 from memlab.strategies.composed import ComposedStrategy, ResolvedStrategy
 from memlab.strategies.slots import Params
 from memlab.strategies.triggers import EveryNStepsSpec, TriggerParams
@@ -54,7 +54,7 @@ def test_the_component_receives_the_typed_object_itself():
 def test_a_validated_config_handed_on_is_not_resolved_again():
     config = load_config(Path(__file__).resolve().parents[1] / "evals" / "default.yaml")
     first = config.typed_strategies()
-    from memlab.config import validate_config
+    from memlab.harness.config import validate_config
 
     assert validate_config(config) is config and config.typed_strategies() is first
     sliced = config.with_strategies(["full_context"])  # a copy with other strategies resolves its own

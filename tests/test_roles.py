@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dspy
 
-from memlab.config import RunConfig
+from memlab.harness.config import RunConfig
 from memlab.llm.base import make_model
 from memlab.roles.program import MemoryRoles
-from memlab.units import Workbench
+from memlab.harness.units import Workbench
 from tests.test_agent import ScriptedModel
 
 

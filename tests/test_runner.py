@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memlab.config import RunConfig
+from memlab.harness.config import RunConfig
 from memlab.datasets.io import dataset_hash, load_dataset
-from memlab.recorder import read_jsonl
-from memlab.report import write_report
-from memlab.results import load_run
-from memlab.runner import ResumeMismatch, Runner
+from memlab.harness.recorder import read_jsonl
+from memlab.analysis.report import write_report
+from memlab.analysis.results import load_run
+from memlab.harness.runner import ResumeMismatch, Runner
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -224,7 +224,7 @@ def test_recorded_llm_run_replays_strictly_without_the_endpoint(tmp_path: Path):
 @pytest.mark.slow
 def test_length_sweep_table_and_plot(tmp_path: Path):
     from memlab.datasets.scale import scale_file
-    from memlab.report import length_table, plot_recall_vs_length
+    from memlab.analysis.report import length_table, plot_recall_vs_length
 
     scaled = tmp_path / "starter-long.yaml"
     scale_file(STARTER, 12_000, scaled)

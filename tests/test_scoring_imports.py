@@ -13,7 +13,7 @@ FORBIDDEN = ("memlab.roles", "memlab.offline", "memlab.llm", "memlab.strategies"
 
 
 def test_scoring_metrics_and_stats_import_no_system_under_test() -> None:
-    code = ("import json, sys\nimport memlab.scoring, memlab.metrics, memlab.stats\n"
+    code = ("import json, sys\nimport memlab.scoring, memlab.analysis.metrics, memlab.analysis.stats\n"
             "print(json.dumps(sorted(m for m in sys.modules if m.startswith('memlab'))))")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env=env)

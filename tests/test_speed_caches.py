@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memlab.config import RunConfig
+from memlab.harness.config import RunConfig
 from memlab.datasets.io import load_dataset
-from memlab.recorder import read_jsonl
-from memlab.runner import Runner
-from memlab.ceiling import CeilingSources, probe_events
-from memlab.units import turn_events
+from memlab.harness.recorder import read_jsonl
+from memlab.harness.runner import Runner
+from memlab.analysis.ceiling import CeilingSources, probe_events
+from memlab.harness.units import turn_events
 from memlab.tokens import SHORT_TEXT, count_tokens, encoding
 
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from memlab.cli import main
-from memlab.results import load_run
-from memlab.stats import (Bootstrap, Intervals, cluster_bootstrap, cluster_interval, cluster_t_interval, holm,
+from memlab.analysis.results import load_run
+from memlab.analysis.stats import (Bootstrap, Intervals, cluster_bootstrap, cluster_interval, cluster_t_interval, holm,
                           holm_adjusted, p_value, paired_compare, t_cdf, t_quantile, verdict)
 
 
@@ -111,7 +111,7 @@ def test_unequal_cluster_sizes_get_fewer_degrees_of_freedom():
     x = np.array([1.0] * 20 + [0.0] * 10 + [1.0, 0.0, 1.0, 0.0, 0.0, 1.0])
     cl = [0] * 30 + [1, 1, 2, 2, 3, 3]
     m, lo, hi = cluster_t_interval(x, cl)
-    from memlab.stats import _cluster_sums, cr2_variance
+    from memlab.analysis.stats import _cluster_sums, cr2_variance
 
     _, sums, counts = _cluster_sums(x, cl)
     var, df = cr2_variance(sums, counts)

@@ -11,8 +11,8 @@ import psycopg
 from memlab.cli import main as cli_main
 from memlab.memory.item import MemoryItem
 from memlab.memory.stores.chroma import ChromaStore
-from memlab.recorder import read_jsonl
-from memlab.runner import Runner
+from memlab.harness.recorder import read_jsonl
+from memlab.harness.runner import Runner
 from tests.test_reliability import _config, _dataset
 
 TABLE = "memlab_purge_test"

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 import memlab
-from memlab.config import validate_config
+from memlab.harness.config import validate_config
 from memlab.datasets.io import DatasetError, check_file, load_dataset, validate_file, write_dataset_file
 from memlab.datasets.threads import first_users, load_threaded, split_sessions
 
@@ -18,14 +18,14 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 THREADS = FIXTURES / "threads_small.yaml"
 
 
-def _run(tmp_path: Path, strategies: list[dict], dataset: str | Path = THREADS, **extra) -> memlab.results.RunResults:
+def _run(tmp_path: Path, strategies: list[dict], dataset: str | Path = THREADS, **extra) -> memlab.analysis.results.RunResults:
     cfg = validate_config({"name": "t", "datasets": [str(dataset)], "bootstrap": 0, "output_dir": str(tmp_path),
                            "embedding_cache": None, "strategies": strategies, **extra})
     return memlab.load_run(memlab.run(cfg, progress=False))
 
 
 @pytest.fixture(scope="module")
-def thread_run(tmp_path_factory) -> memlab.results.RunResults:
+def thread_run(tmp_path_factory) -> memlab.analysis.results.RunResults:
     return _run(tmp_path_factory.mktemp("threads"), [
         {"name": "full_context"}, {"name": "all_threads"}, {"name": "oracle"}, {"name": "fact_rag"}, {"name": "react"}])
 
@@ -73,7 +73,7 @@ def test_probe_rows_name_user_thread_and_evidence_scope(thread_run):
 
 
 def test_scope_table_splits_recall_by_where_the_evidence_was_said(thread_run):
-    from memlab.report import scope_table
+    from memlab.analysis.report import scope_table
 
     t = scope_table(thread_run)
     assert t.loc["full_context", "earlier_threads"] == 0.0 and t.loc["all_threads", "earlier_threads"] == 1.0
@@ -268,7 +268,7 @@ def test_a_probe_asked_mid_invocation_sees_what_the_agent_holds_at_that_step(tmp
 @pytest.fixture(scope="module")
 def tiny_check(tmp_path_factory):
     """Three users, two threads each: a fact and a short tool task in thread 1, questions in thread 2."""
-    from memlab.suite_check import suite_check
+    from memlab.analysis.suite_check import suite_check
 
     tmp = tmp_path_factory.mktemp("suitecheck")
     convs = []
@@ -311,7 +311,7 @@ def test_suite_check_reports_every_contrast_with_interval_detection_and_mde(tiny
 
 
 def test_suite_check_expectations_record_detections_and_flag_lost_ones(tiny_check):
-    from memlab.suite_check import expectations, lost_detections, markdown_table
+    from memlab.analysis.suite_check import expectations, lost_detections, markdown_table
 
     _, check = tiny_check
     doc = expectations(check)

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from memlab.results import load_run
-from memlab.stats import cluster_interval
+from memlab.analysis.results import load_run
+from memlab.analysis.stats import cluster_interval
 
 READ_PATH = ("answer", "judge")
 """Model purposes that answer a question rather than write memory."""

@@ -117,7 +117,7 @@ def plants(probes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _items(run_dir: Path) -> list[dict[str, Any]]:
-    from memlab.results import load_run
+    from memlab.analysis.results import load_run
 
     frame = load_run(run_dir).probes
     if frame.empty:
@@ -139,7 +139,7 @@ def judge_audit(run_dir: str | Path, judge: Any = None, *, repeats: int = 1, wor
     ``run_dir``'s answers and planted ones, under both prompts, ``repeats`` times each."""
     from memlab.judging.rejudge import source_judge_spec
     from memlab.llm.base import ModelSpec
-    from memlab.records import read_manifest
+    from memlab.harness.records import read_manifest
 
     run_dir = Path(run_dir)
     if repeats < 1:

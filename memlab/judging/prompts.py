@@ -15,7 +15,7 @@ from typing import Any
 
 import dspy
 
-from memlab.config import RunConfig
+from memlab.harness.config import RunConfig
 from memlab.roles import signatures as sig
 
 JUDGE_PROMPTS: dict[str, type[dspy.Signature]] = {"lenient": sig.JudgeAnswerLenient, "strict": sig.JudgeAnswerStrict}

@@ -29,8 +29,8 @@ from typing import Any
 
 from memlab.judging.batch import build_judge, judge_all
 from memlab.judging.prompts import DEFAULT_JUDGE_PROMPT, check_prompt_name, judge_inputs, judge_manifest
-from memlab.records import CallRow, check_format, read_manifest
-from memlab.recorder import read_jsonl, write_json_atomic
+from memlab.harness.records import CallRow, check_format, read_manifest
+from memlab.harness.recorder import read_jsonl, write_json_atomic
 from memlab.redact import redact, redact_text
 
 
@@ -41,9 +41,9 @@ def source_judge_spec(manifest: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Rows as the recorder writes them (:func:`memlab.recorder.dumps_line`: U+2028, U+2029 and
+    """Rows as the recorder writes them (:func:`memlab.harness.recorder.dumps_line`: U+2028, U+2029 and
     U+0085 escaped, so no line-oriented reader splits a record)."""
-    from memlab.recorder import dumps_line
+    from memlab.harness.recorder import dumps_line
 
     tmp = path.with_suffix(".jsonl.tmp")
     with tmp.open("wb") as fh:
@@ -54,7 +54,7 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def final_attempts(run_dir: Path) -> set[str]:
     """Per unit, its last attempt if that one finished ok: the records a loader counts."""
-    from memlab.runner import finished_units
+    from memlab.harness.runner import finished_units
 
     return {r["attempt"] for r in finished_units(run_dir).values() if r.get("status") == "ok"}
 
@@ -77,7 +77,7 @@ def rejudge(run_dir: str | Path, judge: Any = None, *, prompt: str = DEFAULT_JUD
 
     ``out`` defaults to ``<run_dir>-rejudged-<prompt>`` (``-2``, ``-3``... when taken)."""
     from memlab.llm.base import ModelSpec
-    from memlab.runner import _claim_dir
+    from memlab.harness.runner import _claim_dir
 
     src = Path(run_dir)
     check_prompt_name(prompt)
@@ -95,7 +95,7 @@ def rejudge(run_dir: str | Path, judge: Any = None, *, prompt: str = DEFAULT_JUD
         shutil.rmtree(dest, ignore_errors=True)
         raise
     if report:
-        from memlab.report import write_report
+        from memlab.analysis.report import write_report
 
         write_report(dest, quiet=True)
     return dest

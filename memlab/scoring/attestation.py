@@ -3,7 +3,7 @@
 A gold answer that is derived ("how many trips?" when the turns describe each trip) can never be
 found by string matching in a context, whatever the memory does. :func:`gold_attested` tells the
 runner which probes string recall can credit at all, given the canonical text of everything a
-context could carry from the dataset (:mod:`memlab.ceiling` builds it: turns as histories render
+context could carry from the dataset (:mod:`memlab.analysis.ceiling` builds it: turns as histories render
 them, dates, facts...); :func:`gold_written` is the older, narrower check over turn text only.
 """
 

@@ -71,8 +71,8 @@ def purge_run(run_dir: str | Path, *, dsn: str | None = None, dry_run: bool = Fa
     """Delete the memories ``run_dir``'s run left on store servers (count them with ``dry_run``)."""
     from memlab.memory.stores.chroma import ChromaStore
     from memlab.memory.stores.postgres import purge_prefix
-    from memlab.records import read_manifest
-    from memlab.recorder import RunLock, RunLocked
+    from memlab.harness.records import read_manifest
+    from memlab.harness.recorder import RunLock, RunLocked
 
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir / "manifest.json", " (is this a memlab run folder?)")
@@ -103,7 +103,7 @@ def purge_run(run_dir: str | Path, *, dsn: str | None = None, dry_run: bool = Fa
 
 def runs_older_than(results: str | Path, days: float) -> list[Path]:
     """Run folders under ``results`` that ended (or, never ended, started) more than ``days`` ago."""
-    from memlab.records import read_manifest
+    from memlab.harness.records import read_manifest
 
     cutoff = datetime.now(timezone.utc) - timedelta(days=days)
     out = []

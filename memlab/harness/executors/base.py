@@ -18,8 +18,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from memlab.records import UnitEvent
-from memlab.units import Unit, UnitPlayer, Workbench
+from memlab.harness.records import UnitEvent
+from memlab.harness.units import Unit, UnitPlayer, Workbench
 
 Write = Callable[[str, BaseModel], None]
 Tick = Callable[[int], None]

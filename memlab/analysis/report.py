@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.lifecycle import LIFECYCLE_COLUMNS, lifecycle_table
-from memlab.metrics import METRICS, answer_columns
-from memlab.plots import plot_category_recall, plot_recall_vs_length, plot_recall_vs_tokens  # noqa: F401 (plot_recall_vs_length: re-exported for the length sweep)
-from memlab.results import RunResults, load_run
-from memlab.stats import cluster_interval
+from memlab.analysis.lifecycle import LIFECYCLE_COLUMNS, lifecycle_table
+from memlab.analysis.metrics import METRICS, answer_columns
+from memlab.analysis.plots import plot_category_recall, plot_recall_vs_length, plot_recall_vs_tokens  # noqa: F401 (plot_recall_vs_length: re-exported for the length sweep)
+from memlab.analysis.results import RunResults, load_run
+from memlab.analysis.stats import cluster_interval
 
 HEADLINE = {
     "evidence_recall": "str.recall",
@@ -317,7 +317,7 @@ def print_lifecycle(res: RunResults, console: Any = None) -> pd.DataFrame:
 
     frame = lifecycle_table(res)
     console = console or Console(width=200)
-    table = Table(title="memory lifecycle (memlab.lifecycle)", title_style="bold")
+    table = Table(title="memory lifecycle (memlab.analysis.lifecycle)", title_style="bold")
     table.add_column("strategy")
     cols = [c for c in [*LIFECYCLE_COLUMNS, *sorted(c for c in frame.columns if c.startswith("tokens_"))] if c in frame.columns]
     for c in cols:

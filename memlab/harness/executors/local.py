@@ -5,7 +5,7 @@ threads would take turns on one core. Threads are for endpoint-bound work: a uni
 waiting on HTTP, the endpoint's shared rate limiter (:mod:`memlab.llm.endpoints`) paces every
 thread, and threads cost no start-up. Either way each worker builds its workbench once (models,
 embedder, strategies), plays whole units into a buffer, and the runner's thread writes each
-finished unit's records in one go (:mod:`memlab.executors.base`).
+finished unit's records in one go (:mod:`memlab.harness.executors.base`).
 
 Processes are *spawned*, not forked: the runner's process has threads (progress bar, store
 clients) whose locks a fork would copy mid-use. A worker whose parent dies (a ``kill -9`` of the
@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from typing import Any
 
-from memlab.executors.base import OnEnd, Tick, UnitJob, UnitResult, Write, deliver, longest_first, models_manifest, play_buffered
-from memlab.units import Unit, Workbench
+from memlab.harness.executors.base import OnEnd, Tick, UnitJob, UnitResult, Write, deliver, longest_first, models_manifest, play_buffered
+from memlab.harness.units import Unit, Workbench
 
 ORPHAN_POLL_S = 0.5
 """How often a worker process checks that the run that started it is still alive."""
@@ -110,7 +110,7 @@ def _init_process(job: UnitJob, parent_pid: int) -> None:
     import signal
     from multiprocessing import util
 
-    from memlab.gc_policy import freeze_heap
+    from memlab.harness.gc_policy import freeze_heap
     from memlab.strategies.slots import load_plugins
 
     global _process_bench, _process_job

@@ -30,7 +30,7 @@ def available() -> bool:
 class OnnxMiniLMEmbedder(MiniLMEmbedder):
     """all-MiniLM-L6-v2 (mean pooling + L2 norm) run by onnxruntime over the shipped weights."""
 
-    implementation = "onnxruntime (graph built from the shipped weights, memlab.embeddings_onnx)"
+    implementation = "onnxruntime (graph built from the shipped weights, memlab.embeddings.onnx)"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         import onnxruntime as ort

@@ -132,8 +132,8 @@ def strategies(contrasts: tuple[Contrast, ...] | list[Contrast] = CONTRASTS) -> 
 def difference_se(values: np.ndarray, clusters: list[Any]) -> tuple[float, float]:
     """(standard error, degrees of freedom) of the mean of per-probe differences, clustered by
     user: the same CR2 variance and Bell–McCaffrey df as every interval memlab prints
-    (:mod:`memlab.stats`)."""
-    from memlab.stats import _cluster_sums, cr2_variance
+    (:mod:`memlab.analysis.stats`)."""
+    from memlab.analysis.stats import _cluster_sums, cr2_variance
 
     _, sums, counts = _cluster_sums(values, clusters)
     if sums.size < 2:
@@ -145,7 +145,7 @@ def difference_se(values: np.ndarray, clusters: list[Any]) -> tuple[float, float
 def minimum_detectable(se: float, df: float, alpha: float = 0.05, power: float = 0.8) -> float:
     """The smallest true difference a two-sided test at ``alpha`` finds with probability ``power``
     when its standard error is ``se`` (t with ``df`` degrees of freedom: G − 1 for equal sizes)."""
-    from memlab.stats import t_quantile
+    from memlab.analysis.stats import t_quantile
 
     if not (math.isfinite(se) and math.isfinite(df)) or se == 0 or df <= 0:
         return float("nan")  # no interval, or no variation to size a test by
@@ -155,8 +155,8 @@ def minimum_detectable(se: float, df: float, alpha: float = 0.05, power: float =
 def score(run_dir: str | Path, dataset: str | None = None, n_boot: int = 2000,
           contrasts: tuple[Contrast, ...] | list[Contrast] = CONTRASTS) -> list[ContrastResult]:
     """The contrasts of a finished suite-check run, per dataset (or only ``dataset``)."""
-    from memlab.results import load_run
-    from memlab.stats import Intervals, paired_compare
+    from memlab.analysis.results import load_run
+    from memlab.analysis.stats import Intervals, paired_compare
 
     res = load_run(run_dir)
     probes = res.probes
@@ -200,8 +200,8 @@ def suite_check(datasets: list[str], *, output_dir: str | Path | None = None, wo
                 limit_users: int | None = None, n_boot: int = 2000, contrasts: list[str] | None = None) -> SuiteCheck:
     """Play the planted contrasts (all, or those named in ``contrasts``) on every dataset with the
     offline model, in one run (one start-up, one finalize), and score them per dataset."""
-    from memlab.config import validate_config
-    from memlab.runner import run
+    from memlab.harness.config import validate_config
+    from memlab.harness.runner import run
 
     chosen = [c for c in CONTRASTS if contrasts is None or c.name in contrasts]
     unknown = sorted(set(contrasts or ()) - {c.name for c in CONTRASTS})

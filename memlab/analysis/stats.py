@@ -6,7 +6,7 @@ handful of users — 4 in the starter set, 6–10 per suite, 10 in LoCoMo. Resam
 they were independent makes intervals far too narrow, and even a cluster bootstrap is too narrow
 at these sizes: its percentile interval covered the true mean in 79% / 89% / 90% / 94% of
 simulated evaluations at 4 / 8 / 16 / 32 users instead of 95% (``docs/metrics.md``,
-:mod:`memlab.interval_coverage`).
+:mod:`memlab.analysis.interval_coverage`).
 
 Every interval here is therefore, by default, a **cluster-robust t interval** (``cluster_t``):
 

@@ -1,6 +1,6 @@
 """The baseline a regression gate compares against: one run's results, pinned and committable.
 
-``memlab baseline RUN_DIR --out FILE`` writes it; ``memlab check`` (:mod:`memlab.gate`) reads it.
+``memlab baseline RUN_DIR --out FILE`` writes it; ``memlab check`` (:mod:`memlab.analysis.gate`) reads it.
 A baseline holds what produced the numbers (dataset hashes, models with their versions, the
 judge and its prompt hash, code version, metric definitions) — so a gate can refuse to compare
 numbers measured with another yardstick — and the numbers themselves: per strategy and category
@@ -122,9 +122,9 @@ class Baseline(_Strict):
     judge: JudgePin | None
     embedder: str | None
     metrics: dict[str, MetricDefinition]
-    scoring_hash: str = Field(description="Hash of memlab's scoring code (memlab/metrics.py, memlab/scoring/).")
+    scoring_hash: str = Field(description="Hash of memlab's scoring code (memlab/analysis/metrics.py, memlab/scoring/).")
     bootstrap: dict[str, float]
-    intervals: str | None = Field(default=None, description="How the intervals were made (memlab.stats method).")
+    intervals: str | None = Field(default=None, description="How the intervals were made (memlab.analysis.stats method).")
     offline_answers: bool | None = Field(default=None, description="The answers came from the offline stand-in "
                                          "(answer metrics are then not gated by default).")
     strategies: dict[str, StrategyBaseline]
@@ -139,7 +139,7 @@ def _sha(text: str) -> str:
 def metric_definitions() -> dict[str, MetricDefinition]:
     """Every registered metric's declaration and a hash of it and its function's source: a metric
     whose meaning changed gets another hash, so a gate never compares across the change."""
-    from memlab.metrics import METRICS
+    from memlab.analysis.metrics import METRICS
 
     out = {}
     for name in METRICS.names():
@@ -156,10 +156,10 @@ def metric_definitions() -> dict[str, MetricDefinition]:
 
 def scoring_hash() -> str:
     """Hash of the code every metric's text comparison goes through (normalisation, matching)."""
-    import memlab.metrics
+    import memlab.analysis.metrics
     import memlab.scoring
 
-    files = [Path(memlab.metrics.__file__), *sorted(Path(memlab.scoring.__file__).parent.glob("*.py"))]
+    files = [Path(memlab.analysis.metrics.__file__), *sorted(Path(memlab.scoring.__file__).parent.glob("*.py"))]
     return _sha("".join(f.name + f.read_text(encoding="utf-8") for f in files))
 
 
@@ -208,9 +208,9 @@ def _finite(x: Any) -> float | None:
 
 
 def probe_outcomes(res: Any) -> list[ProbeOutcome]:
-    """Every scored probe of a run (:class:`memlab.results.RunResults`) as a :class:`ProbeOutcome`."""
-    from memlab.metrics import METRICS
-    from memlab.results import COST_COLUMNS
+    """Every scored probe of a run (:class:`memlab.analysis.results.RunResults`) as a :class:`ProbeOutcome`."""
+    from memlab.analysis.metrics import METRICS
+    from memlab.analysis.results import COST_COLUMNS
 
     probes = res.probes
     if probes.empty:
@@ -253,7 +253,7 @@ def _costs(res: Any, outcomes: list[ProbeOutcome]) -> dict[str, StrategyCosts]:
 
 
 def snapshot(res: Any) -> Baseline:
-    """Describe a loaded run (:class:`memlab.results.RunResults`) as a :class:`Baseline`."""
+    """Describe a loaded run (:class:`memlab.analysis.results.RunResults`) as a :class:`Baseline`."""
     m = res.manifest
     outcomes = probe_outcomes(res)
     table = res.metrics_table(by_category=True)
@@ -286,7 +286,7 @@ def snapshot(res: Any) -> Baseline:
 def make_baseline(run_dir: str | Path) -> Baseline:
     """The baseline of a finished run; refuses a run that did not complete without failures (its
     numbers would pin a broken state)."""
-    from memlab.results import load_run
+    from memlab.analysis.results import load_run
 
     res = load_run(run_dir)
     status = res.manifest.get("status")

@@ -1,7 +1,7 @@
 """Untrusted text made safe for the markdown and HTML memlab writes.
 
 Dataset turns, model answers, judge verdicts and probe ids end up in the design report
-(:mod:`memlab.html_report`) and in the gate's pull-request comment (:mod:`memlab.gate`). Any of
+(:mod:`memlab.analysis.html_report`) and in the gate's pull-request comment (:mod:`memlab.analysis.gate`). Any of
 them may hold markup: an external image (``![x](https://…)``, fetched when the comment is
 viewed), an ``@mention`` (notifies a stranger), ``<details>`` or ``<!--`` (hides the rest of the
 comment), a ``|`` or a line break (breaks the table it sits in), a NUL (not a character HTML

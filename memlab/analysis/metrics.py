@@ -367,4 +367,4 @@ def check_metric_names(names: Sequence[str], where: str = "metrics") -> list[str
 
 
 # The ragas metrics register themselves into METRICS (ragas itself is imported only when scoring).
-from memlab import ragas_metrics as _ragas_metrics  # noqa: E402,F401
+from memlab.analysis import ragas_metrics as _ragas_metrics  # noqa: E402,F401

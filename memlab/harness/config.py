@@ -110,7 +110,7 @@ class GateSpec(BaseModel):
             return v
         if not v:
             raise ValueError("list at least one metric, or leave it out to gate the headline metrics")
-        from memlab.gate import directed_columns
+        from memlab.analysis.gate import directed_columns
 
         known = directed_columns()
         for name in v:
@@ -170,7 +170,7 @@ class RunConfig(BaseModel):
     def _known_metrics(cls, v: list[str] | None) -> list[str] | None:
         if v is None:
             return v
-        from memlab.metrics import check_metric_names
+        from memlab.analysis.metrics import check_metric_names
 
         if not v:
             raise ValueError("list at least one metric, or leave `metrics:` out for all of them")

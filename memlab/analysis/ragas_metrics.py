@@ -1,7 +1,7 @@
 """ragas metrics as memlab metrics, so memlab's numbers can be read next to the ones the RAG
 community reports.
 
-Every ragas metric here is a memlab :class:`~memlab.metrics.Metric` (registered in ``METRICS``,
+Every ragas metric here is a memlab :class:`~memlab.analysis.metrics.Metric` (registered in ``METRICS``,
 with direction and aggregation, selectable in a config's ``metrics:``), scored per probe from the
 probe record like memlab's own metrics:
 
@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
-from memlab.metrics import Probe, Value, metric
+from memlab.analysis.metrics import Probe, Value, metric
 
 INSTALL_HINT = "it needs ragas: pip install 'memlab[ragas]'"
 LLM_METRICS = ("ragas_llm_context_recall", "ragas_faithfulness", "ragas_answer_correctness")

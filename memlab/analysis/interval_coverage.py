@@ -13,7 +13,7 @@ probes of one user are correlated, as in a real run:
   the population mean difference.
 
 True values are computed by Gauss–Hermite quadrature, not simulated. Each method's interval is
-computed by the same function memlab uses (:func:`memlab.stats.cluster_interval`) where it is
+computed by the same function memlab uses (:func:`memlab.analysis.stats.cluster_interval`) where it is
 memlab's (``cluster_t``, ``bootstrap``); the other rows are the alternatives that were measured
 before choosing (CR1 with a normal quantile as in inspect_ai, CR1 with t(G−1), a studentized and a
 BCa cluster bootstrap). ``python benchmarks/interval_coverage.py`` prints the table.
@@ -28,7 +28,7 @@ from typing import Literal
 
 import numpy as np
 
-from memlab.stats import Intervals, cluster_interval, cr2_variance, t_quantile
+from memlab.analysis.stats import Intervals, cluster_interval, cr2_variance, t_quantile
 
 Kind = Literal["mean", "paired"]
 METHODS = ("bootstrap", "cr1_z", "cr1_t", "studentized", "bca", "cluster_t")

@@ -2,9 +2,9 @@
 
 ``load_run(path)`` gives a :class:`RunResults` whose ``probes``, ``calls``, ``memory_ops``,
 ``turns`` and ``units`` are DataFrames holding only each unit's final attempt (see
-:mod:`memlab.runner`), with per-probe metric columns already scored. ``summary()`` and
+:mod:`memlab.harness.runner`), with per-probe metric columns already scored. ``summary()`` and
 ``metrics_table()`` aggregate them per strategy (and category) with intervals clustered by user
-(memory namespace, :mod:`memlab.stats`); ``compare()`` and ``compare_all()`` are paired comparisons
+(memory namespace, :mod:`memlab.analysis.stats`); ``compare()`` and ``compare_all()`` are paired comparisons
 of strategies.
 """
 
@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.metrics import METRICS, OFFLINE_ANSWER_WARNING, answer_columns, check_metric_names, score_probes
-from memlab.records import check_format, read_manifest, upgrade_v1
-from memlab.recorder import read_jsonl
-from memlab.stats import Intervals, cluster_interval, paired_compare
+from memlab.analysis.metrics import METRICS, OFFLINE_ANSWER_WARNING, answer_columns, check_metric_names, score_probes
+from memlab.harness.records import check_format, read_manifest, upgrade_v1
+from memlab.harness.recorder import read_jsonl
+from memlab.analysis.stats import Intervals, cluster_interval, paired_compare
 
 
 
@@ -287,7 +287,7 @@ class RunResults:
         """Long table: strategy × category (and 'all') × reported column → mean, CI, n, ceiling.
 
         Each metric is aggregated as it declares (a mean, or the share of each level of a
-        categorical outcome); intervals are clustered by user (:mod:`memlab.stats`), the
+        categorical outcome); intervals are clustered by user (:mod:`memlab.analysis.stats`), the
         ``conversations`` column counts those clusters and the ``ci_method`` column says how the
         interval was made. Cost columns (context tokens, latencies) have no interval.
 

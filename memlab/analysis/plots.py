@@ -325,7 +325,7 @@ def compression_figure(events: dict[str, pd.DataFrame], title: str, footer: str,
     return _finish(fig, footer)
 
 
-# ---- the run folder's PNGs (memlab.report.write_report and the length sweep) ----
+# ---- the run folder's PNGs (memlab.analysis.report.write_report and the length sweep) ----
 
 def plot_recall_vs_tokens(res: Any, path: Path) -> Path:
     """``recall_vs_tokens.png``: each strategy's string recall against its context tokens."""
@@ -345,7 +345,7 @@ def plot_recall_vs_tokens(res: Any, path: Path) -> Path:
 
 def plot_category_recall(res: Any, path: Path) -> Path:
     """``recall_by_category.png``: string recall per probe category, one bar per strategy."""
-    from memlab.report import category_table
+    from memlab.analysis.report import category_table
 
     prov = res.provenance()
     footer = f"run {prov['run_id']} · model: {prov['model']} · code {prov['code_version']} · {prov['datasets']}"

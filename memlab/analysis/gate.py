@@ -1,12 +1,12 @@
 """The regression gate: does a run fall behind a committed baseline by more than its tolerances?
 
 ``check`` runs a config (or takes a finished run) and compares it with a baseline
-(:mod:`memlab.baseline`) probe by probe. For every gated strategy and metric column:
+(:mod:`memlab.analysis.baseline`) probe by probe. For every gated strategy and metric column:
 
 * **floor** — the new value is worse than the configured absolute bound: a regression;
 * **max_drop** — the new value is worse than the baseline's by more than ``max_drop`` *and*, by
   default, the paired test over the same probes (clustered by user, the run's interval method,
-  :func:`memlab.stats.paired_compare`) shows it after the **Holm** correction over all of the
+  :func:`memlab.analysis.stats.paired_compare`) shows it after the **Holm** correction over all of the
   check's gated comparisons: a regression. Without the test a handful of flipped probes in a
   small eval would fail CI on noise; without the correction a check of 36 comparisons, each at
   95%, would fail on noise far more often than 5% of the time.
@@ -39,9 +39,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from memlab.baseline import Baseline, ProbeOutcome, load_baseline, snapshot
-from memlab.config import GateSpec, RunConfig, load_config, validate_config
-from memlab.stats import Intervals, holm_adjusted, paired_compare
+from memlab.analysis.baseline import Baseline, ProbeOutcome, load_baseline, snapshot
+from memlab.harness.config import GateSpec, RunConfig, load_config, validate_config
+from memlab.analysis.stats import Intervals, holm_adjusted, paired_compare
 
 EXIT_OK, EXIT_REGRESSION, EXIT_CANNOT_COMPARE = 0, 1, 2
 Status = Literal["pass", "regression", "error"]
@@ -50,8 +50,8 @@ Status = Literal["pass", "regression", "error"]
 def directed_columns() -> dict[str, bool]:
     """Every column a gate can judge → its direction (True: higher is better): the metrics' reported
     columns that declare one, and the per-probe cost columns (lower is better)."""
-    from memlab.metrics import METRICS
-    from memlab.results import COST_COLUMNS
+    from memlab.analysis.metrics import METRICS
+    from memlab.analysis.results import COST_COLUMNS
 
     out = {col: hib for name in METRICS.names() for col, hib in METRICS.get(name).columns() if hib is not None}
     out.update({col: False for col in COST_COLUMNS})
@@ -61,8 +61,8 @@ def directed_columns() -> dict[str, bool]:
 def gated_columns(spec: GateSpec, headline: list[str]) -> dict[str, Any]:
     """Column → tolerance: the config's ``gate.metrics``, else every directed column of the headline
     metrics with the default tolerance."""
-    from memlab.config import Tolerance
-    from memlab.metrics import METRICS
+    from memlab.harness.config import Tolerance
+    from memlab.analysis.metrics import METRICS
 
     if spec.metrics is not None:
         return dict(spec.metrics)
@@ -353,7 +353,7 @@ def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], 
             run_dir: str | None = None, seed: int = 0, method: str | None = None) -> GateResult:
     """Compare a run's snapshot with a baseline under ``spec``'s tolerances (paired intervals by
     ``method``, default the run's own, else ``cluster_t``)."""
-    from memlab.metrics import OFFLINE_ANSWER_WARNING, answer_columns
+    from memlab.analysis.metrics import OFFLINE_ANSWER_WARNING, answer_columns
 
     method = method or new.intervals or "cluster_t"
     tolerances = gated_columns(spec, headline)
@@ -426,7 +426,7 @@ def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], 
 
 def _flips(pairs: list[tuple[ProbeOutcome, ProbeOutcome]], columns: list[str]) -> list[Flip]:
     """Probes whose 0/1 score on a gated metric column changed (cost columns are not scores)."""
-    from memlab.results import COST_COLUMNS
+    from memlab.analysis.results import COST_COLUMNS
 
     directions = directed_columns()
     out = []
@@ -446,10 +446,10 @@ def _flips(pairs: list[tuple[ProbeOutcome, ProbeOutcome]], columns: list[str]) -
 # -- the pull-request comment ----------------------------------------------------------------------
 def _cell(text: str | None, limit: int = 160) -> str:
     """Untrusted text (answers, contexts, questions, dataset ids, messages) fit for one markdown
-    table cell: one line, cut to ``limit`` characters, then made inert (:func:`memlab.markup.md_inline`:
+    table cell: one line, cut to ``limit`` characters, then made inert (:func:`memlab.analysis.markup.md_inline`:
     no image, link, mention, tag or comment gets through). Strategy and metric names are not
     passed through it: their characters are checked when a config is loaded."""
-    from memlab.markup import md_inline
+    from memlab.analysis.markup import md_inline
 
     t = " ".join(str(text or "").split())
     t = (t[: limit - 1] + "…") if len(t) > limit else t
@@ -458,7 +458,7 @@ def _cell(text: str | None, limit: int = 160) -> str:
 
 def _code(text: str | None) -> str:
     """A path or name as inline code (a backtick in it would end the span)."""
-    from memlab.markup import one_line
+    from memlab.analysis.markup import one_line
 
     return "`" + one_line(text or "").replace("`", "'") + "`"
 
@@ -577,8 +577,8 @@ def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_di
     ``allow_model_change`` gates a run whose model differs from the baseline's (refused by default:
     strategy code is gated with the model frozen); a change of the offline stand-in is then still
     refused unless every dataset is declared ``split: dev``."""
-    from memlab.results import load_run
-    from memlab.runner import RunAborted, Runner
+    from memlab.analysis.results import load_run
+    from memlab.harness.runner import RunAborted, Runner
 
     base = load_baseline(baseline)
     cfg: RunConfig | None = None

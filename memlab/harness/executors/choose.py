@@ -23,9 +23,9 @@ def auto_type(config: Any) -> str:
 
 def make_executor(config: Any) -> Any:
     """The executor ``config.executor`` asks for."""
-    from memlab.executors.local import ProcessExecutor, ThreadExecutor
-    from memlab.executors.ray_tasks import RayExecutor
-    from memlab.executors.serial import SerialExecutor
+    from memlab.harness.executors.local import ProcessExecutor, ThreadExecutor
+    from memlab.harness.executors.ray_tasks import RayExecutor
+    from memlab.harness.executors.serial import SerialExecutor
 
     spec = config.executor
     kind = auto_type(config) if spec.type == "auto" else spec.type

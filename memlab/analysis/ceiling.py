@@ -94,7 +94,7 @@ class CeilingSources:
 
 def probe_events(dataset: str, conv: Any, events: Sequence[Any], upto_turn: str) -> list[tuple[Any, Any, datetime | None]]:
     """The turns a probe asked right after ``upto_turn`` could see: ``events`` (the conversation's
-    :func:`memlab.units.turn_events`) up to and including that turn. Where a user's earlier threads
+    :func:`memlab.harness.units.turn_events`) up to and including that turn. Where a user's earlier threads
     share the namespace, a caller widens this by passing their events first."""
     ids = [e.turn.id for e in events]
     end = ids.index(upto_turn) + 1 if upto_turn in ids else len(events)

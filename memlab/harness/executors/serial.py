@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memlab.executors.base import OnEnd, Tick, UnitJob, Write
-from memlab.units import Unit, UnitPlayer, Workbench
+from memlab.harness.executors.base import OnEnd, Tick, UnitJob, Write
+from memlab.harness.units import Unit, UnitPlayer, Workbench
 
 
 class SerialExecutor:

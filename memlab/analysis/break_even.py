@@ -4,7 +4,7 @@ Full context is the recall upper bound, and its cost grows with every turn it re
 strategy pays per turn too (extraction, consolidation) but injects little. Which is cheaper
 depends on the history length, so a length sweep (``evals/length_sweep.py``, notebook 06) runs
 both at several lengths and this module finds where their cost curves cross. It reads the table
-:func:`memlab.report.length_table` makes and computes nothing from records itself.
+:func:`memlab.analysis.report.length_table` makes and computes nothing from records itself.
 
 Between two measured lengths the crossing is interpolated linearly in log(length) on
 log(cost ratio) — costs in a sweep grow roughly as powers of the length, so that is the straight
@@ -26,7 +26,7 @@ def break_even(table: pd.DataFrame, reference: str = "full_context", cost: str =
     """One row per strategy other than ``reference``: the history length at which its ``cost``
     equals the reference's, and where it stands at the longest measured length.
 
-    ``table`` is a :func:`memlab.report.length_table` (one row per dataset × strategy, with
+    ``table`` is a :func:`memlab.analysis.report.length_table` (one row per dataset × strategy, with
     ``history_tokens_per_conv``, ``evidence_recall`` and the cost columns). ``status`` says how to
     read ``break_even_tokens``: ``cheaper beyond`` / ``dearer beyond`` (the curves cross there),
     ``cheaper at every length`` / ``dearer at every length`` (no crossing in the measured range;
@@ -38,7 +38,7 @@ def break_even(table: pd.DataFrame, reference: str = "full_context", cost: str =
     missing = sorted(needed - set(table.columns))
     if missing:
         raise ValueError(f"break_even: the length table lacks column(s) {', '.join(missing)} "
-                         "(make it with memlab.report.length_table)")
+                         "(make it with memlab.analysis.report.length_table)")
     strategies = list(dict.fromkeys(table["strategy"]))
     if reference not in strategies:
         raise ValueError(f"break_even: reference strategy {reference!r} is not in the table; strategies: {', '.join(strategies)}")

@@ -1,7 +1,7 @@
 """The runner: plans the units of a comparison, plays them through an executor, records it all.
 
 Work is split into units — one strategy × the conversations of one namespace of one dataset
-(:mod:`memlab.units`) — each played under a fresh attempt id. Every record carries its attempt;
+(:mod:`memlab.harness.units`) — each played under a fresh attempt id. Every record carries its attempt;
 a unit is finished when its last end marker in ``units.jsonl`` says ``ok``. ``--resume``
 redoes every unit that is not finished — interrupted *or failed* (a Postgres that was down, a
 full disk, an endpoint that sent garbage) — from scratch (its namespace is cleared first), and
@@ -19,7 +19,7 @@ unexpected error) is ``failed`` (1); Ctrl-C makes it ``interrupted`` (130). A ru
 while a run or resume holds it.
 
 A resume must continue the same experiment: another config (strategies, datasets, models, judge,
-store options, seed, limit) or other memlab code (:func:`memlab.provenance.source_hash`) is
+store options, seed, limit) or other memlab code (:func:`memlab.harness.provenance.source_hash`) is
 refused with a message naming what differs, before anything is written.
 """
 
@@ -32,19 +32,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memlab.config import RunConfig, validate_config
+from memlab.harness.config import RunConfig, validate_config
 from memlab.datasets.io import dataset_hash
 from memlab.datasets.models import Dataset
 from memlab.datasets.stats import dataset_tokens
 from memlab.datasets.threads import load_for_run
 from memlab.embeddings import MINILM_ID, embedder_implementation
-from memlab.executors import UnitJob, make_executor
-from memlab.gc_policy import quiet_gc
-from memlab.provenance import code_version, environment, git_info, package_versions, source_hash
-from memlab.records import FORMAT_VERSION, UnitEvent, check_format, read_manifest
-from memlab.recorder import RunLock, RunRecorder, read_jsonl, write_json_atomic
+from memlab.harness.executors import UnitJob, make_executor
+from memlab.harness.gc_policy import quiet_gc
+from memlab.harness.provenance import code_version, environment, git_info, package_versions, source_hash
+from memlab.harness.records import FORMAT_VERSION, UnitEvent, check_format, read_manifest
+from memlab.harness.recorder import RunLock, RunRecorder, read_jsonl, write_json_atomic
 from memlab.redact import redact, redact_text
-from memlab.units import Unit, now_iso, plan_units
+from memlab.harness.units import Unit, now_iso, plan_units
 
 EXIT_CODES = {"completed": 0, "completed_with_failures": 3, "failed": 1, "interrupted": 130}
 """`memlab run` exit status by run status: a CI job fails on anything but a complete, failure-free run."""
@@ -291,7 +291,7 @@ class Runner:
             status = "interrupted"
             raise
         except Exception as exc:
-            from memlab.units import _must_abort
+            from memlab.harness.units import _must_abort
 
             if not _must_abort(exc):
                 status, abort_error = "failed", redact_text(f"{type(exc).__name__}: {exc}")

@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from memlab.executors.base import OnEnd, Tick, UnitJob, UnitResult, Write, deliver, longest_first, models_manifest, play_buffered
-from memlab.units import Unit, Workbench
+from memlab.harness.executors.base import OnEnd, Tick, UnitJob, UnitResult, Write, deliver, longest_first, models_manifest, play_buffered
+from memlab.harness.units import Unit, Workbench
 
 
 def _import_ray() -> Any:

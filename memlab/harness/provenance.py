@@ -15,7 +15,7 @@ PACKAGES = ("memlab", "numpy", "pandas", "pydantic", "dspy", "openai", "chromadb
 
 
 def git_info(cwd: str | Path | None = None) -> dict[str, Any]:
-    cwd = Path(cwd or Path(__file__).resolve().parent.parent)
+    cwd = Path(cwd or Path(__file__).resolve().parents[2])  # the checkout holding memlab/
 
     def git(*args: str) -> str | None:
         try:
@@ -56,7 +56,7 @@ def source_hash() -> str:
     so units played by different code are never mixed in one run (docs/reliability.md)."""
     import hashlib
 
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parents[1]  # memlab/
     h = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")

@@ -27,10 +27,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from memlab.datasets.models import Conversation, Dataset, Probe
-from memlab.gc_policy import unit_boundary
+from memlab.harness.gc_policy import unit_boundary
 from memlab.llm import calls
 from memlab.llm.types import CallRecord
-from memlab.records import AgentStepRow, CallRow, CompressionRow, EvidenceSurvival, UnitEvent
+from memlab.harness.records import AgentStepRow, CallRow, CompressionRow, EvidenceSurvival, UnitEvent
 from memlab.redact import redact, redact_text
 from memlab.strategies.base import Answer, StepOutput, TurnEvent
 from memlab.tokens import count_tokens
@@ -102,15 +102,15 @@ class Workbench:
         judge_spec = config.judge_spec()
         self.judge_model = model_for(judge_spec) if judge_spec else None
         self.roles = MemoryRoles(models)
-        from memlab.ragas_metrics import RagasJudge
+        from memlab.analysis.ragas_metrics import RagasJudge
 
         self.ragas_judge = RagasJudge.for_run(judge_spec, config.metrics)
         self.strategies: dict[str, Any] = {}
         self.gold_written: dict[tuple[str, str, str], bool] = {}
         """Per (dataset, conversation, probe): whether what a context could carry from the dataset up
-        to the probe holds its gold (:mod:`memlab.ceiling`). It depends on the dataset only, so it is
+        to the probe holds its gold (:mod:`memlab.analysis.ceiling`). It depends on the dataset only, so it is
         computed once for every strategy (at LoCoMo size a probe sees hundreds of turns)."""
-        from memlab.ceiling import CeilingSources
+        from memlab.analysis.ceiling import CeilingSources
 
         self.ceiling = CeilingSources()
         self._events: dict[tuple[str, str], list[TurnEvent]] = {}
@@ -118,10 +118,10 @@ class Workbench:
 
     def ceiling_events(self, dataset: str, conv: Conversation, upto_turn: str) -> list[tuple[Any, TurnEvent, Any]]:
         """The turns a probe asked after ``upto_turn`` could see in its context, as
-        :meth:`memlab.ceiling.CeilingSources.text` takes them: every turn of the user's earlier
+        :meth:`memlab.analysis.ceiling.CeilingSources.text` takes them: every turn of the user's earlier
         threads (long-term memory may carry any of them), then this thread's turns up to and
         including that one."""
-        from memlab.ceiling import conversation_events, probe_events
+        from memlab.analysis.ceiling import conversation_events, probe_events
 
         earlier: list[tuple[Any, TurnEvent, Any]] = []
         for other in self.datasets[dataset].conversations:
@@ -353,7 +353,7 @@ class UnitPlayer:
         return items
 
     def _gold_written(self, base: dict[str, Any], probe: Probe, gold: list[list[str]], now: datetime) -> bool:
-        """The probe's ceiling: whether any context could hold its gold (:mod:`memlab.ceiling`)."""
+        """The probe's ceiling: whether any context could hold its gold (:mod:`memlab.analysis.ceiling`)."""
         key = (base["dataset"], base["conversation_id"], probe.id)
         if key not in self.bench.gold_written:
             ds = self.bench.datasets[base["dataset"]]

@@ -26,12 +26,12 @@ from typing import Any
 
 import pandas as pd
 
-from memlab import plots
-from memlab.lifecycle import NOT_FACTS, WRITES, lifecycle_table
-from memlab.markup import clean, html_text, md_inline
+from memlab.analysis import plots
+from memlab.analysis.lifecycle import NOT_FACTS, WRITES, lifecycle_table
+from memlab.analysis.markup import clean, html_text, md_inline
 from memlab.redact import redact, redact_text
-from memlab.report import OFFLINE_MARK, split_columns
-from memlab.results import RunResults, load_run
+from memlab.analysis.report import OFFLINE_MARK, split_columns
+from memlab.analysis.results import RunResults, load_run
 
 MAX_FAILED_PER_STRATEGY = 20
 """Failed probes shown per strategy; the rest are counted (all are in the run's probes.jsonl)."""
@@ -836,7 +836,7 @@ def render_html(report: Report) -> str:
 
 
 def _m(text: Any) -> str:
-    """Markdown-safe inline text: HTML and markdown syntax escaped, one line (memlab.markup)."""
+    """Markdown-safe inline text: HTML and markdown syntax escaped, one line (memlab.analysis.markup)."""
     return md_inline(text)
 
 

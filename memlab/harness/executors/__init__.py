@@ -2,8 +2,8 @@
 threads, or as Ray tasks (see docs/scale.md). Whatever the executor, the runner's thread is the
 only writer of the run folder and the metrics are the same to the last digit."""
 
-from memlab.executors.base import Executor, UnitJob
-from memlab.executors.choose import make_executor
-from memlab.executors.serial import SerialExecutor
+from memlab.harness.executors.base import Executor, UnitJob
+from memlab.harness.executors.choose import make_executor
+from memlab.harness.executors.serial import SerialExecutor
 
 __all__ = ["Executor", "SerialExecutor", "UnitJob", "make_executor"]
