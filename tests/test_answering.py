@@ -9,7 +9,7 @@ import pytest
 import memlab
 from memlab.harness.config import ConfigError, validate_config
 from memlab.offline.agent import search_before_answering
-from memlab.strategies.answering import FOUND_TITLE
+from memlab.strategies.answer.modes import FOUND_TITLE
 
 THREADS = Path(__file__).resolve().parent / "fixtures" / "threads_small.yaml"
 

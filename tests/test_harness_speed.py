@@ -109,7 +109,7 @@ def test_a_scope_made_before_it_is_entered_layers_on_the_scope_in_force_at_entry
 
 def test_memoised_entity_nodes_equal_fresh_validation():
     from memlab.roles.signatures import EntityNode
-    from memlab.strategies.entity_graph import _node
+    from memlab.strategies.extractor.summary_entities import _node
 
     raw = {"id": "ana", "type": "person", "name": "Ana", "description": "a nurse", "properties": {"age": 31},
            "relationships": [{"targetId": "lisbon", "relationship": "lives in", "strength": 0.5}]}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from memlab.llm import calls
 from memlab.memory.item import Op
 from memlab.strategies.composed import resolve_spec
-from memlab.strategies.entity_graph import entity_id
+from memlab.strategies.extractor.summary_entities import entity_id
 from memlab.strategies.state import Query
 from tests.presets_support import at, build, conversation, play
 
@@ -90,7 +90,7 @@ def test_context_has_the_summary_the_entities_and_the_last_ten_messages():
 
 
 def test_union_merge_keeps_relationships_the_new_node_omits():
-    from memlab.strategies.entity_graph import _union
+    from memlab.strategies.consolidator.entity_merge import _union
 
     old = {"id": "a", "name": "A", "type": "person", "description": "x", "properties": {"p": 1},
            "relationships": [{"targetId": "b", "relationship": "knows", "strength": 0.5}]}
@@ -105,7 +105,7 @@ def test_summary_sources_merge_equals_a_full_sort():
     """The incremental merge of a summary's source turns gives what re-sorting the union did."""
     import random
 
-    from memlab.strategies.entity_graph import _merge_sorted, _turn_order
+    from memlab.strategies.extractor.summary_entities import _merge_sorted, _turn_order
 
     rng = random.Random(0)
     for _ in range(500):

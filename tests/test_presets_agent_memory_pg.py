@@ -7,7 +7,7 @@ import pytest
 
 from memlab.memory.item import Op
 from memlab.strategies.composed import resolve_spec
-from memlab.strategies.expiry import expired
+from memlab.strategies.lifecycle.ttl_fifo import expired
 from tests.presets_support import at, build, conversation, play
 
 

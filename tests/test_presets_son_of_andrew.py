@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from memlab.memory.item import Op
 from memlab.strategies.composed import resolve_spec
-from memlab.strategies.fact_history import conflict_type
+from memlab.strategies.consolidator.conflict_resolve import conflict_type
 from memlab.strategies.state import Query
 from tests.presets_support import at, build, conversation, play
 

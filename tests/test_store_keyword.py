@@ -12,7 +12,7 @@ import pytest
 from memlab.memory import keyword
 from memlab.memory.item import MemoryItem, ScoredItem
 from memlab.memory.keyword import KeywordIndex
-from memlab.strategies.retrieval import HybridRetriever
+from memlab.strategies.retriever.basic import HybridRetriever
 from memlab.strategies.state import Query
 
 T0 = datetime(2025, 3, 1, tzinfo=timezone.utc)

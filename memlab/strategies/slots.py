@@ -174,16 +174,18 @@ _loaded = False
 
 
 def load_families() -> None:
-    """Import every family module of this package (they declare slots and register components),
-    then components a user installed under the ``memlab.components`` entry-point group."""
+    """Import every family package of this package and its modules (a family's ``__init__`` declares
+    its slot, its modules register components), then components a user installed under the
+    ``memlab.components`` entry-point group."""
     global _loaded
     if _loaded:
         return
     _loaded = True
-    import memlab.strategies as pkg
+    from pathlib import Path
 
-    for info in pkgutil.iter_modules(pkg.__path__):
-        importlib.import_module(f"{pkg.__name__}.{info.name}")
+    here = Path(__file__).resolve().parent
+    for info in pkgutil.walk_packages([str(here)], prefix="memlab.strategies."):
+        importlib.import_module(info.name)
     from importlib.metadata import entry_points
 
     for ep in entry_points(group="memlab.components"):
@@ -198,3 +200,9 @@ def load_plugins(modules: list[str]) -> None:
             importlib.import_module(name)
         except ImportError as exc:
             raise ValueError(f"plugin module {name!r} could not be imported: {exc}") from exc
+
+
+def registries() -> dict[str, Registry[Any]]:
+    """Each component slot's registry, by slot name (``memlab.strategies.REGISTRIES``)."""
+    load_families()
+    return {name: slot.registry for name, slot in SLOTS.items()}

@@ -305,7 +305,7 @@ class InMemoryStore:
     def revision(self, namespace: str) -> int:
         """A number that changes whenever the namespace does (0: empty, never written). A component
         that keeps an index of what it read can tell whether anyone wrote since (see
-        :class:`~memlab.strategies.fact_history.ConflictResolve`); other backends do not offer it."""
+        :class:`~memlab.strategies.consolidator.conflict_resolve.ConflictResolve`); other backends do not offer it."""
         space = self._spaces.get(namespace)
         return space.rev if space is not None else 0
 

@@ -10,22 +10,17 @@ An invocation is *task-like* when the agent used tools in it (a tool turn) or it
 Episodes live in their own store namespace (``<namespace>#episodes``), embedded by
 ``goal + outcome``, so fact retrieval never mixes them in. At each invocation start the ``k`` most
 similar episodes are injected ("Relevant past episodes"); the agent may also call
-``recall_episodes(query)`` mid-invocation. Every episode cites the turns of its invocation.
-"""
+``recall_episodes(query)`` mid-invocation. Every episode cites the turns of its invocation."""
 
 from __future__ import annotations
 
 from typing import Literal
-
 from pydantic import Field
-
 from memlab.memory.item import MemoryEvent, MemoryItem, Op
 from memlab.strategies.base import ContextLine, ContextSection
-from memlab.strategies.slots import Component, Params, component, declare_slot
+from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Invocation, Query, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
-
-declare_slot("episodes", "episodic memory of finished tasks (goal, key steps, outcome, lessons)", order=60)
 
 
 class _EpisodicParams(Params):
@@ -70,7 +65,7 @@ class EpisodicMemory(Component):
             return
         from memlab.roles.program import RoleFailure
 
-        from memlab.strategies.extraction import speaker_label
+        from memlab.strategies.extractor.base import speaker_label
 
         transcript = "\n".join(f"[{e.turn.id}] {speaker_label(e)}: {e.turn.text}" for e in invocation.events)
         try:

@@ -12,26 +12,24 @@
   Porto; tone …", whether or not a memory was written — the seed injects it on every turn.
 - The profile's ``time_zone`` is what the ``weighted_rerank`` retriever's "Now:" line is shown in
   (:func:`user_time_zone`), falling back to that retriever's ``time_zone`` (UTC), as the seed's
-  ``memory_context`` reads ``user_context.locale_info.time_zone``.
-"""
+  ``memory_context`` reads ``user_context.locale_info.time_zone``."""
 
 from __future__ import annotations
 
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
 from pydantic import Field
-
 from memlab.memory.item import MemoryEvent, MemoryItem, Op
 from memlab.roles.program import RoleFailure
 from memlab.strategies.base import ContextLine, ContextSection, TurnEvent
-from memlab.strategies.slots import Component, Params, component, declare_slot
+from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Invocation, Query, StrategyState
 
-declare_slot("profile", "a structured user profile synced from memories and injected as one line", order=50)
 
 PROFILE_SESSION = "user_context"
 """The profile's namespace below the unit's, and its item id (seed 001: the ``user_context`` row)."""
+
+
 SEED_001_FIELDS = ["tone", "language", "city", "goals", "time_zone"]
 """The fields seed 001 names (tone, language, city, goals; ``locale_info.time_zone``)."""
 

@@ -20,45 +20,41 @@
   intervals, so a question about the past can be answered from what was believed then;
   :meth:`FactHistory.as_of` (and the ``facts_as_of`` tool) lists the facts valid at a date.
   Searches go through the seed's cache (5-minute TTL, dataset time, keyed on the normalised
-  question; not invalidated by writes, as in the seed).
-"""
+  question; not invalidated by writes, as in the seed)."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import datetime
 from typing import Literal
-
 from pydantic import Field
-
-import memlab.strategies.extraction  # noqa: F401  (declares the "extractor" slot)
+import memlab.strategies.extractor.model  # noqa: F401  (declares the "extractor" slot)
 from memlab.memory.item import MemoryEvent, MemoryItem, Op, ScoredItem
 from memlab.roles.program import RoleFailure
-from memlab.strategies.base import ContextLine, ContextSection
-from memlab.strategies.consolidation import Consolidator
-from memlab.strategies.retrieval import Retriever, memory_line
-from memlab.strategies.slots import Component, Params, component
-from memlab.strategies.state import Candidate, Invocation, Query, StrategyState
-from memlab.strategies.tools import MemoryTool, object_schema
+from memlab.strategies.consolidator.base import Consolidator
+from memlab.strategies.slots import Params, component
+from memlab.strategies.state import Candidate, StrategyState
+from memlab.strategies.consolidator.base import Consolidator
 
-SEED_003_PATTERNS: dict[str, list[str]] = {
-    "names": [r"\b[A-Z][a-z]+ (?:is|was)\b", r"\bmy (?:partner|colleague|manager|boss|client) [A-Z][a-z]+\b",
-              r"\b[A-Z][a-z]+ (?:works|worked) (?:at|for|with)\b"],
-    "preferences": [r"\bI (?:prefer|like|love|hate|dislike|always|usually|never)\b", r"\bI tend to\b", r"\bmy style is\b"],
-    "projects": [r"\bworking on [A-Z][a-zA-Z0-9\s]+\b", r"\bproject called [A-Z][a-zA-Z0-9\s]+\b",
-                 r"\bclient [A-Z][a-zA-Z0-9\s]+\b"],
-    "schedules": [r"\bevery (?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b",
-                  r"\busually (?:at|around) \d+(?::\d+)?(?:am|pm)?\b", r"\bmy schedule is\b"],
-}
-"""Seed 003's ``learning_patterns``, verbatim (case-sensitive, as written there)."""
 
 ConflictType = Literal["temporal", "negation", "status_change", "general_contradiction"]
+
+
 _PAST = re.compile(r"\b(?:was|were|used to|had been)\b", re.I)
+
+
 _PRESENT = re.compile(r"\b(?:is|are|am|'s|'re|'m)\b", re.I)
+
+
 _NEGATION = re.compile(r"\b(?:not|never|no longer|no)\b|n't\b", re.I)
+
+
 _STATUS = re.compile(r"\b(?:former|formerly|ex|previous|previously|current|currently|now|new|no longer|anymore)\b", re.I)
+
+
 _WORD = re.compile(r"[a-z0-9]+")
+
+
 _MARKERS = frozenset("was were used to had been is are am s re m not never no longer n t former formerly ex previous "
                      "previously current currently now new anymore doesn don isn wasn aren weren didn".split())
 
@@ -83,37 +79,6 @@ def conflict_type(new: str, old: str) -> ConflictType | None:
     if bool(_PAST.search(new)) != bool(_PAST.search(old)) and (_PRESENT.search(new) or _PRESENT.search(old)):
         return "temporal"
     return None
-
-
-@component("extractor", "opportunistic")
-class OpportunisticLearning(Component):
-    """Learning patterns trigger one analysis per exchange; facts come with a category and a confidence."""
-
-    class Params(Params):
-        patterns: dict[str, list[str]] = Field(default_factory=lambda: {k: list(v) for k, v in SEED_003_PATTERNS.items()})
-        """Category → regular expressions over the user's message (seed 003's learning_patterns)."""
-
-    def on_invocation_end(self, invocation: Invocation, state: StrategyState) -> None:
-        users = [e for e in invocation.events if e.turn.role == "user"]
-        if not users:
-            return
-        user = users[0]
-        triggered = [cat for cat, rxs in self.params.patterns.items() if any(re.search(rx, user.turn.text) for rx in rxs)]
-        if not triggered:
-            return
-        response = "\n".join(e.turn.text for e in invocation.events if e.turn.role == "assistant")
-        try:
-            res = self.env.roles.analyze_learning(user_input=user.turn.text, response=response, triggered_categories=triggered)
-        except RoleFailure:
-            self.failures += 1  # learning failures never affect the conversation
-            return
-        for raw in res.get("candidates") or []:
-            c = raw.model_dump() if hasattr(raw, "model_dump") else dict(raw)
-            fact = str(c.get("fact") or "").strip()
-            if fact:
-                state.candidates.append(Candidate(fact, "fact", [user.turn.id], metadata={
-                    "category": str(c.get("category") or "general"), "confidence": str(c.get("confidence") or "low")},
-                    origin="opportunistic"))
 
 
 @component("consolidator", "conflict_resolve")
@@ -229,92 +194,3 @@ class ConflictResolve(Consolidator):
         state.emit(MemoryEvent(op=Op.ADD, item_id=new.id, namespace=ns, kind="fact", text=new.text, previous_text=old.text,
                                source_turn_ids=new.source_turn_ids, reason=f"{kind} conflict auto-resolved: update",
                                store=store.name))
-
-
-def _when(value: object, fallback: datetime) -> datetime:
-    return datetime.fromisoformat(str(value)).replace(tzinfo=None) if value else fallback.replace(tzinfo=None)
-
-
-@component("retriever", "fact_history")
-class FactHistory(Retriever):
-    """Current facts by similarity, each with the versions it replaced; facts valid at a date on request."""
-
-    class Params(Params):
-        k: int = Field(default=8, ge=0)
-        history: bool = True
-        """Show the versions a current fact replaced, with their validity intervals."""
-        cache_ttl_s: float = Field(default=300.0, ge=0)
-        """Search cache lifetime in seconds of dataset time (seed 003: 5 minutes; 0 disables)."""
-
-    section_title = "Facts"
-    offered_tools = {**Retriever.offered_tools,
-                     "facts_as_of": "List the facts that were believed at a date (ISO), including ones since replaced."}
-
-    def begin_unit(self, state: StrategyState) -> None:
-        self.cache: dict[tuple[str, str], tuple[datetime, list[ScoredItem]]] = {}
-        self.cache_hits = 0
-
-    def retrieve(self, store, namespace: str, query: Query) -> list[ScoredItem]:
-        """Vector top-k of current facts, through the seed's search cache: the same normalised
-        question within ``cache_ttl_s`` (dataset time) gets the cached answer, even if memory
-        changed meanwhile (the staleness the seed's cache accepts)."""
-        ttl = self.params.cache_ttl_s
-        key = (namespace, " ".join(query.question.lower().split()))
-        cached = self.cache.get(key) if ttl > 0 and query.now is not None else None
-        if cached is not None and 0 <= (query.now - cached[0]).total_seconds() < ttl:
-            self.cache_hits += 1
-            return list(cached[1])
-        hits = store.search(namespace, embedding=query.embedding(), k=self.params.k)
-        if ttl > 0 and query.now is not None:
-            self.cache[key] = (query.now, list(hits))
-        return hits
-
-    def chain(self, store, namespace: str, item: MemoryItem) -> list[MemoryItem]:
-        """The versions ``item`` replaced, newest first."""
-        out, seen = [], {item.id}
-        prev = item.metadata.get("replaces")
-        while prev and prev not in seen:
-            seen.add(prev)
-            found = store.get(namespace, [str(prev)])
-            if not found:
-                break
-            out.append(found[0])
-            prev = found[0].metadata.get("replaces")
-        return out
-
-    def as_of(self, store, namespace: str, when: datetime) -> list[MemoryItem]:
-        """Facts valid at ``when``: valid_from ≤ when < invalid_at (current facts have no invalid_at)."""
-        t = when.replace(tzinfo=None)
-        out = []
-        for it in store.list(namespace, where={"kind": "fact"}, include_invalid=True):
-            start = _when(it.metadata.get("valid_from"), it.created_at)
-            end = it.metadata.get("invalid_at")
-            if start <= t and (end is None or t < _when(end, it.created_at)):
-                out.append(it)
-        return out
-
-    def context_sections(self, query: Query, state: StrategyState) -> list[ContextSection]:
-        lines = []
-        for h in self.retrieve(state.store, state.namespace, query):
-            lines.append(ContextLine(text=memory_line(h.item), source_turn_ids=list(h.item.source_turn_ids),
-                                     kind=h.item.kind, score=h.score))
-            if self.params.history:
-                for old in self.chain(state.store, state.namespace, h.item):
-                    start = _when(old.metadata.get("valid_from"), old.created_at).date().isoformat()
-                    end = _when(old.metadata.get("invalid_at"), old.updated_at).date().isoformat()
-                    lines.append(ContextLine(text=f"  (earlier, {start} to {end}: {old.text})",
-                                             source_turn_ids=list(old.source_turn_ids), kind="history"))
-        return [ContextSection(self.section_title, lines)]
-
-    def tools(self, state: StrategyState) -> list[MemoryTool]:
-        def facts_as_of(args: dict) -> str:
-            raw = str(args.get("date") or "").strip()
-            try:
-                when = datetime.fromisoformat(raw)
-            except ValueError:
-                raise ValueError(f"facts_as_of needs an ISO 'date', got {raw!r}") from None
-            items = self.as_of(state.store, state.namespace, when)
-            return "\n".join(f"- {memory_line(it)}" for it in items) or "(no facts believed then)"
-
-        return super().tools(state) + [MemoryTool("facts_as_of", self.offered_tools["facts_as_of"],
-                                                  object_schema(date=("string", "ISO date")), facts_as_of)]

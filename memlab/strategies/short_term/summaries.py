@@ -1,86 +1,13 @@
-"""Short-term memory: what of the current conversation goes into the prompt.
-
-- ``full_history``: every message of the current thread so far (the upper bound of a design
-  without long-term memory; cost grows with history).
-- ``all_threads``: every message the user ever sent or received, in every thread so far (the
-  true upper bound when threads reset short-term memory).
-- ``recent_window``: the last ``n`` messages.
-- ``summarizing``: the messages plus a summary of older ones; a trigger (``every_n_steps``,
-  ``token_threshold``, ``never``; see :mod:`memlab.strategies.triggers`) decides when to fold
-  all but the last ``keep_recent`` messages into the summary (Summarize role, purpose
-  ``summarize``). Each compression is recorded with the turns it folded.
-- ``rolling_summary``: ``summarizing`` with ``every_n_steps(2·every)`` and ``keep_recent = n``
-  (re-summarise each time ``every`` more message pairs have left an ``n``-message window).
-- ``invocation_summaries``: conversation memory in seed 000's sense — at the end of every
-  invocation, one summary of it ("user asked X, the agent did Y, the result was Z") is kept;
-  the prompt gets those summaries (the current invocation is the agent's working memory).
-"""
+"""Histories with summaries: a summary of older messages compressed by a trigger, a rolling summary, one summary per finished invocation (conversation memory)."""
 
 from __future__ import annotations
 
 from typing import Any
-
 from pydantic import Field, field_validator
-
 from memlab.memory.item import MemoryEvent, Op
 from memlab.strategies.base import ContextLine, ContextSection, TurnEvent
-from memlab.strategies.slots import Component, Params, component, declare_slot
+from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.triggers import Compressor, EveryNStepsSpec, Entry, TriggerSpec, make_trigger, trigger_shorthand
-
-declare_slot("short_term", "what of the current conversation goes into the prompt", order=10)
-
-
-class ShortTerm(Component):
-    context_order = 60
-
-    def begin_conversation(self, state) -> None:
-        self.buffer: list[TurnEvent] = []
-
-    def on_turn(self, event: TurnEvent, state) -> None:
-        self.buffer.append(event)
-
-
-def _lines(events: list[TurnEvent]) -> list[ContextLine]:
-    return [ContextLine(text=e.line, source_turn_ids=[e.turn.id], kind="message") for e in events]
-
-
-@component("short_term", "full_history")
-class FullHistory(ShortTerm):
-    """Every message of the conversation so far."""
-
-    def begin_conversation(self, state) -> None:
-        super().begin_conversation(state)
-        self._rendered: list[ContextLine] = []  # the lines of buffer[:len(_rendered)]
-
-    def context_sections(self, query, state) -> list[ContextSection]:
-        # the history only grows: render the new messages, reuse the lines of the others (every
-        # probe asked at one point got a fresh copy of all ~2,000 lines of a LoCoMo conversation)
-        self._rendered += _lines(self.buffer[len(self._rendered):])
-        return [ContextSection("Conversation history", list(self._rendered))]
-
-
-@component("short_term", "all_threads")
-class AllThreads(FullHistory):
-    """Bound: every message of every thread of the user so far (what no memory design can beat)."""
-
-    def begin_unit(self, state) -> None:
-        super().begin_conversation(state)  # one history per user: it starts with the unit, not the thread
-
-    def begin_conversation(self, state) -> None:
-        pass  # a new thread keeps the earlier threads' messages
-
-
-@component("short_term", "recent_window")
-class RecentWindow(ShortTerm):
-    """The last n messages."""
-
-    class Params(Params):
-        n: int = Field(default=10, ge=0)
-        """Number of most recent messages kept verbatim."""
-
-    def context_sections(self, query, state) -> list[ContextSection]:
-        n = self.params.n
-        return [ContextSection("Recent messages", _lines(self.buffer[-n:] if n > 0 else []))]
 
 
 class _SummarizingParams(Params):
@@ -163,22 +90,6 @@ class RollingSummary(Summarizing):
 
     def _keep_recent(self) -> int:
         return self.params.n
-
-
-@component("short_term", "evidence_oracle")
-class EvidenceOracle(ShortTerm):
-    """Bound: exactly the probe's evidence turns, verbatim (the fewest tokens that can answer), from
-    any thread of the user."""
-
-    def begin_unit(self, state) -> None:
-        self.buffer = []  # every turn of the user so far: evidence may lie in an earlier thread
-
-    def begin_conversation(self, state) -> None:
-        pass
-
-    def context_sections(self, query, state) -> list[ContextSection]:
-        wanted = set(query.evidence or [])
-        return [ContextSection("Evidence", _lines([e for e in self.buffer if e.turn.id in wanted]))]
 
 
 @component("short_term", "invocation_summaries")

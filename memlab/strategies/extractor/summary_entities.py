@@ -20,30 +20,30 @@ and returns both sections — the seed's ``=== CONVERSATION MEMORY ===`` and ``=
   like any memory;
 - retriever ``entity_graph``: the entities whose name the question contains, then their
   neighbours by relationship strength (``hops``, ``min_strength``), at most ``k`` nodes. The
-  seed only shows the graph in its UI ("could be used for retrieval"); this is that retrieval.
-"""
+  seed only shows the graph in its UI ("could be used for retrieval"); this is that retrieval."""
 
 from __future__ import annotations
 
 import functools
 import re
 from typing import Any, Literal
-
 import orjson
 from pydantic import Field
-
-from memlab.memory.item import MemoryEvent, MemoryItem, Op, ScoredItem, utcnow
+from memlab.memory.item import MemoryEvent, Op, utcnow
 from memlab.roles.program import RoleFailure
 from memlab.roles.signatures import EntityNode
 from memlab.strategies.base import ContextLine, ContextSection, TurnEvent
-from memlab.strategies.consolidation import Consolidator
-import memlab.strategies.extraction  # noqa: F401  (declares the "extractor" slot)
-from memlab.strategies.retrieval import Retriever
+import memlab.strategies.extractor.model  # noqa: F401  (declares the "extractor" slot)
 from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Candidate, Query, StrategyState
 
+
 ENTITY_KIND = "entity"
+
+
 NO_PREVIOUS = "No previous conversation"
+
+
 NAME_WORDS = 12
 """Longest name (in slug words) the ``named`` graph input looks for in the messages."""
 
@@ -69,9 +69,13 @@ def node_text(node: dict[str, Any], names: dict[str, str] | None = None) -> str:
 
 
 _NODE_TYPES = frozenset(EntityNode.model_fields["type"].annotation.__args__)
+
+
 _NODES: dict[bytes, EntityNode] = {}
 """Validated nodes by their JSON: every update sends the whole graph to the role, so the same
 stored nodes were validated again at every update (quadratic in a conversation's length)."""
+
+
 _NODES_MAX = 1 << 16
 
 
@@ -215,97 +219,3 @@ def _name_pattern(name: str) -> re.Pattern[str]:
 
 def _names(text: str, name: str) -> bool:
     return _name_pattern(name).search(text) is not None
-
-
-@component("consolidator", "entity_merge")
-class EntityMerge(Consolidator):
-    """Entity nodes merged into the graph by id (replace or union); other candidates are added."""
-
-    class Params(Params):
-        merge: Literal["replace", "union"] = "replace"
-        """A node whose id exists replaces it (seed 002) or is unioned with it (relationships by target)."""
-
-    def apply(self, state, cand: Candidate, vec) -> None:
-        node = cand.metadata.get("entity")
-        if cand.kind != ENTITY_KIND or not isinstance(node, dict):
-            self._add(state, cand, vec, "not an entity node; added")
-            return
-        store, ns = state.store, state.namespace
-        found = store.get(ns, [entity_id(str(node["id"]))])
-        if not found:
-            item = MemoryItem(id=entity_id(str(node["id"])), namespace=ns, text=cand.text, kind=ENTITY_KIND,
-                              metadata={"date": state.now.date().isoformat(), "entity": node},
-                              source_turn_ids=list(cand.source_turn_ids), created_at=state.now, updated_at=state.now)
-            store.add([item], vec[None, :])
-            state.emit(MemoryEvent(op=Op.ADD, item_id=item.id, namespace=ns, kind=ENTITY_KIND, text=item.text,
-                                   source_turn_ids=item.source_turn_ids, reason="new entity id", store=store.name))
-            return
-        old = found[0]
-        merged = node if self.params.merge == "replace" else _union(old.metadata.get("entity") or {}, node)
-        text = node_text(merged)
-        if merged == old.metadata.get("entity"):
-            self._noop(state, cand, old.id, "entity unchanged")
-            return
-        new = old.model_copy(update={"text": text, "updated_at": state.now, "valid": True,
-                                     "metadata": {**old.metadata, "date": state.now.date().isoformat(), "entity": merged},
-                                     "source_turn_ids": sorted(set(old.source_turn_ids) | set(cand.source_turn_ids),
-                                                               key=_turn_order)})
-        store.update(new, vec if text == cand.text else self.env.embedder.embed([text])[0])
-        state.emit(MemoryEvent(op=Op.UPDATE, item_id=old.id, namespace=ns, kind=ENTITY_KIND, text=text,
-                               previous_text=old.text, source_turn_ids=new.source_turn_ids,
-                               reason=f"entity id matched ({self.params.merge})", store=store.name))
-
-
-def _union(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    rels = {str(r.get("targetId")): dict(r) for r in old.get("relationships") or []}
-    for r in new.get("relationships") or []:
-        rels[str(r.get("targetId"))] = dict(r)
-    return {**old, **{k: v for k, v in new.items() if v not in (None, "")},
-            "properties": {**(old.get("properties") or {}), **(new.get("properties") or {})},
-            "relationships": list(rels.values())}
-
-
-@component("retriever", "entity_graph")
-class EntityGraphRetriever(Retriever):
-    """The entities a question names, then their neighbours by relationship strength."""
-
-    class Params(Params):
-        k: int = Field(default=8, ge=0)
-        """At most this many nodes injected."""
-        hops: int = Field(default=1, ge=0)
-        """How far to follow relationships from a named entity."""
-        min_strength: float = Field(default=0.0, ge=0.0, le=1.0)
-        """Relationships weaker than this are not followed."""
-
-    section_title = "Entity memory"
-
-    def retrieve(self, store, namespace: str, query: Query) -> list[ScoredItem]:
-        self._listed = store.list(namespace, where={"kind": ENTITY_KIND}, include_invalid=False)
-        items = {it.id: it for it in self._listed if it.valid}
-        by_node = {str(it.metadata.get("entity", {}).get("id")): it for it in items.values()}
-        scores: dict[str, float] = {}
-        for nid, it in by_node.items():
-            if _names(query.question, str(it.metadata["entity"].get("name") or "")):
-                scores[nid] = 1.0
-        frontier = dict(scores)
-        for _ in range(self.params.hops):
-            nxt: dict[str, float] = {}
-            for nid, score in frontier.items():
-                for r in by_node[nid].metadata["entity"].get("relationships") or []:
-                    target, strength = str(r.get("targetId")), float(r.get("strength") or 0.0)
-                    if target in by_node and strength >= self.params.min_strength:
-                        s = score * strength
-                        if s > max(scores.get(target, 0.0), nxt.get(target, 0.0)):
-                            nxt[target] = s
-            scores.update(nxt)
-            frontier = nxt
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], by_node[kv[0]].created_at, by_node[kv[0]].id))
-        return [ScoredItem(item=by_node[nid], score=s) for nid, s in ranked[: self.params.k]]
-
-    def context_sections(self, query: Query, state: StrategyState) -> list[ContextSection]:
-        hits = self.retrieve(state.store, state.namespace, query)
-        names = {str(it.metadata["entity"].get("id")): str(it.metadata["entity"].get("name"))
-                 for it in self._listed}
-        return [ContextSection(self.section_title, [
-            ContextLine(text=node_text(h.item.metadata["entity"], names), source_turn_ids=list(h.item.source_turn_ids),
-                        kind=ENTITY_KIND, score=h.score) for h in hits])]

@@ -17,22 +17,18 @@ time, and the cleanup removes expired memories for good.
 something: when a TTL is configured (memories to stamp, expiries that may have passed) or when
 the namespace holds more memories than the cap. Otherwise (seed 004's defaults, until the cap is
 reached) it returns at once: reading every memory after every write made the cost of a turn grow
-with the conversation. (Only this component stamps expiries, so without a TTL there are none.)
-"""
+with the conversation. (Only this component stamps expiries, so without a TTL there are none.)"""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Literal
-
 from pydantic import Field
-
 from memlab.memory.item import MemoryEvent, MemoryItem, Op
 from memlab.memory.stores.base import newest_first
-from memlab.strategies.slots import Component, Params, component, declare_slot
+from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import StrategyState
 
-declare_slot("lifecycle", "what happens to stored memories as they age (expiry, caps)", order=45)
 
 EXPIRES_KEY = "expires_at"
 """The metadata key holding a memory's expiry in dataset time (ISO 8601)."""

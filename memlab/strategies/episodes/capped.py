@@ -15,21 +15,19 @@ memory** — a summary of what happened, labelled with its date bucket — but o
 
 Episodes are kind ``episode`` in the strategy's own namespace, so a retriever over the namespace
 (``weighted_rerank`` in the seed's ``memory_context``) returns semantic and episodic memories
-together. The document names these knobs without values; the defaults are memlab's.
-"""
+together. The document names these knobs without values; the defaults are memlab's."""
 
 from __future__ import annotations
 
 from datetime import datetime
-
 from pydantic import Field
-
-import memlab.strategies.episodes  # noqa: F401  (declares the "episodes" slot)
+import memlab.strategies.episodes.episodic  # noqa: F401  (declares the "episodes" slot)
 from memlab.memory.item import MemoryEvent, MemoryItem, Op
 from memlab.roles.program import RoleFailure
 from memlab.strategies.base import TurnEvent
 from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Invocation, StrategyState
+
 
 EPISODE_KIND = "episode"
 

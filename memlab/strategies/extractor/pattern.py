@@ -18,23 +18,20 @@ messages) or ``none``.
 
 Why it is worth having as a component: it is the zero-cost end of the extraction axis (no
 model calls, no tokens) while still writing typed memories; its misses (anything not phrased
-like a pattern, everything in the messages after the last multiple of K) are what it costs.
-"""
+like a pattern, everything in the messages after the last multiple of K) are what it costs."""
 
 from __future__ import annotations
 
 import re
 from functools import cached_property
-
 from typing import Literal
-
 from pydantic import Field, field_validator
-
 from memlab.roles.program import RoleFailure
 from memlab.strategies.base import TurnEvent
-import memlab.strategies.extraction  # noqa: F401  (declares the "extractor" slot)
+import memlab.strategies.extractor.model  # noqa: F401  (declares the "extractor" slot)
 from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Candidate, StrategyState
+
 
 SEED_004_PATTERNS: dict[str, list[str]] = {
     "preference": [r"I like", r"I prefer", r"my favorite"],
@@ -42,7 +39,10 @@ SEED_004_PATTERNS: dict[str, list[str]] = {
 }
 """Seed 004's two regular expressions, one alternative per entry (kind → alternatives)."""
 
+
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
 CLAUSE_END = re.compile(r"[.!?;,\n]|\s+(?:and|but)\s+", re.IGNORECASE)
 """Where a matched memory ends: punctuation or a coordinating 'and'/'but' (the seed's example)."""
 

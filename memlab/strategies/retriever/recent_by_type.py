@@ -7,21 +7,21 @@ endpoint filters ``content ILIKE '%term%'`` (optionally by type), newest first, 
 never returning an expired row. ``recent_by_type`` does both: the grouped injection as its
 context, and the search as an agent tool (``search_memories``). The search is a plain
 case-insensitive substring match over the namespace, done here rather than in a backend so
-every store gives the same answer (a store's own keyword search ranks, stems and tokenises).
-"""
+every store gives the same answer (a store's own keyword search ranks, stems and tokenises)."""
 
 from __future__ import annotations
 
 from pydantic import Field
-
 from memlab.memory.item import MemoryItem, ScoredItem
 from memlab.memory.stores.base import newest_first
 from memlab.strategies.base import ContextLine, ContextSection
-from memlab.strategies.expiry import expired
-from memlab.strategies.retrieval import Retriever, memory_line
+from memlab.strategies.lifecycle.ttl_fifo import expired
+from memlab.strategies.retriever.base import Retriever, memory_line
 from memlab.strategies.slots import Params, component
 from memlab.strategies.state import Query, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
+from memlab.strategies.lifecycle.ttl_fifo import expired
+from memlab.strategies.retriever.base import Retriever, memory_line
 
 
 def _heading(kind: str) -> str:

@@ -14,21 +14,19 @@ A merge (``MEMORY_MERGE_MODE``): ``recreate`` (the seed's default) composes an e
 (``ComposeSummaries`` role; the new text if the call fails, the seed's deterministic fallback),
 ADDs it as a new memory and DELETEs the old one; ``update`` rewrites the old memory in place
 (UPDATE, sources unioned). Every operation's reason names the threshold or the verdict that
-decided it, so the log shows why each write happened.
-"""
+decided it, so the log shows why each write happened."""
 
 from __future__ import annotations
 
 from typing import Literal
-
 import numpy as np
 from pydantic import Field, model_validator
-
 from memlab.memory.item import MemoryEvent, MemoryItem, Op, ScoredItem
 from memlab.roles.program import RoleFailure
-from memlab.strategies.consolidation import Consolidator
+from memlab.strategies.consolidator.base import Consolidator
 from memlab.strategies.slots import Params, component
 from memlab.strategies.state import Candidate, StrategyState
+from memlab.strategies.consolidator.base import Consolidator
 
 
 @component("consolidator", "thresholded_merge")

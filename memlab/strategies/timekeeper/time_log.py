@@ -16,33 +16,37 @@ queries them with totals; entries live apart from facts and conversations.
   it names, and their total — the way the TimekeeperAgent answers "How many hours have I logged?".
 
 Time is dataset time: an entry's timestamp is the turn's, periods are counted back from the
-question's time.
-"""
+question's time."""
 
 from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
 from typing import Any
-
 from pydantic import Field
-
 from memlab.memory.item import MemoryEvent, MemoryItem, Op
 from memlab.strategies.base import ContextLine, ContextSection
-from memlab.strategies.slots import Component, Params, component, declare_slot
+from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Query, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
 
-declare_slot("timekeeper", "structured time entries an agent logs and queries, kept in their own namespace", order=85)
 
 PERIODS = ("today", "week", "month", "all")
 """The seed's ``period`` values (``get_time_entries(period="week")``, ``period="all"``)."""
+
+
 SEED_003_TIMEKEEPER_WORDS = ["time", "schedule", "when", "date", "clock", "hours", "logged", "log", "track",
                              "tracking", "timekeeper", "timer"]
 """The TimekeeperAgent's ``capabilities`` list in seed 003's agent registry, verbatim."""
+
+
 _WORD = re.compile(r"[a-z0-9]+")
+
+
 _PERIOD_WORDS = [("today", re.compile(r"\btoday\b", re.I)), ("week", re.compile(r"\bthis week\b", re.I)),
                  ("month", re.compile(r"\bthis month\b", re.I))]
+
+
 _FUNCTION_WORDS = frozenset("a an the on for in of to at my i me we our did do does have has had how many much what "
                             "which is are was were this that all total in total so far spent spend logged log hours "
                             "hour time entries entry tracked track".split())

@@ -1,64 +1,11 @@
-"""Consolidation: how a memory candidate changes the store (mem0-style ADD/UPDATE/DELETE/NOOP).
-
-- ``append``: every candidate is ADDed. Cheapest; duplicates and stale values accumulate.
-- ``dedup``: NOOP when a stored memory is a near-duplicate (cosine ≥ ``threshold``), else ADD.
-  No model calls; cannot tell an update from a new fact.
-- ``reconcile``: retrieve the ``candidates`` most similar memories; below ``min_similarity``
-  ADD directly (no call), otherwise ask the ReconcileMemory role (purpose ``consolidate``)
-  whether to ADD, UPDATE (merge, sources unioned, re-embedded), DELETE (invalidate: the item
-  is kept with ``valid=False`` for history and never retrieved again) or NOOP.
-
-The consolidator takes the candidates its strategy's extractor (or agent) left in the shared
-state after every turn and at every invocation end. Every store write happens before its event
-is recorded, so an event in the log means the write is done. Memory ids are deterministic.
-"""
+"""The basic consolidators: append every candidate, drop near-duplicates, or reconcile (ADD / UPDATE / DELETE / NOOP)."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from memlab.memory.item import MemoryEvent, MemoryItem, Op
+from memlab.memory.item import MemoryEvent, Op
 from memlab.roles.program import RoleFailure
-from memlab.strategies.slots import Component, Params, component, declare_slot
-from memlab.strategies.state import Candidate, StrategyState
-
-declare_slot("consolidator", "how a memory candidate changes the store (ADD/UPDATE/DELETE/NOOP)", order=40)
-
-
-class Consolidator(Component):
-    def on_turn(self, event, state: StrategyState) -> None:
-        self.flush(state)
-
-    def on_invocation_end(self, invocation, state: StrategyState) -> None:
-        self.flush(state)
-
-    def on_conversation_end(self, state: StrategyState) -> None:
-        self.flush(state)
-
-    def flush(self, state: StrategyState) -> None:
-        cands, state.candidates = state.candidates, []
-        if cands:
-            vecs = self.env.embedder.embed([c.text for c in cands])
-            for cand, vec in zip(cands, vecs):
-                self.apply(state, cand, vec)
-
-    def apply(self, state: StrategyState, cand: Candidate, vec: np.ndarray) -> None:
-        raise NotImplementedError
-
-    def _add(self, state: StrategyState, cand: Candidate, vec: np.ndarray, reason: str) -> None:
-        when = state.now
-        meta = {"date": when.date().isoformat(), **cand.metadata}
-        if cand.importance is not None:
-            meta["importance"] = cand.importance
-        item = MemoryItem(id=state.ids(), namespace=state.namespace, text=cand.text, kind=cand.kind, metadata=meta,
-                          source_turn_ids=list(cand.source_turn_ids), created_at=when, updated_at=when)
-        state.store.add([item], vec[None, :])
-        state.emit(MemoryEvent(op=Op.ADD, item_id=item.id, namespace=state.namespace, kind=item.kind, text=item.text,
-                               source_turn_ids=item.source_turn_ids, reason=reason, store=state.store.name))
-
-    def _noop(self, state: StrategyState, cand: Candidate, item_id: str | None, reason: str) -> None:
-        state.emit(MemoryEvent(op=Op.NOOP, item_id=item_id, namespace=state.namespace, kind=cand.kind, text=cand.text,
-                               source_turn_ids=cand.source_turn_ids, reason=reason, store=state.store.name))
+from memlab.strategies.slots import Params, component
+from memlab.strategies.consolidator.base import Consolidator
 
 
 @component("consolidator", "append")

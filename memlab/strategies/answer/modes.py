@@ -13,26 +13,23 @@
   context with the turns they derive from, so recall measures what the searches found.
 
 Both answer with the run's one answerer (``AnswerFromMemory``), so the comparison is between what
-reaches it, not between answerers.
-"""
+reaches it, not between answerers."""
 
 from __future__ import annotations
 
 import json
 import time
 from typing import Any
-
 from pydantic import Field
-
-from memlab.strategies.base import AgentStep, Answer, ContextLine, ContextSection, MemoryContext
-from memlab.strategies.slots import Component, Params, component, declare_slot
+from memlab.strategies.base import AgentStep, Answer, ContextLine, ContextSection
+from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Query
 
-declare_slot("answer", "how a probe is answered: everything injected at once, or long-term memory searched when asked",
-             order=95)
 
 LONG_TERM_SLOTS = ("retriever", "episodes")
 """Components whose context is long-term memory: injected by ``inject``, searched by ``tools``."""
+
+
 FOUND_TITLE = "Found by searching long-term memory"
 
 
@@ -56,7 +53,7 @@ class ToolAnswer(Component):
 
     def answer(self, strategy: Any, query: Query) -> Answer:
         from memlab.roles.program import RoleFailure
-        from memlab.strategies.agent import _calls, _dspy_tool
+        from memlab.strategies.agent.react import _calls, _dspy_tool
         from memlab.strategies.composed import answer_from_context
 
         state = strategy.state

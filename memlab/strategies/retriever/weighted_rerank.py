@@ -11,23 +11,22 @@ fallback, UTC). Dataset timestamps without an offset are read as UTC. Importance
 0.6 / 0.2 / 0.1 / 0.1; 30-day half-life) are memlab's and every one is a parameter.
 
 Unlike ``hybrid``, no keyword engine is involved: only the vector ranking is reranked, so the
-backend's keyword scoring cannot change the result.
-"""
+backend's keyword scoring cannot change the result."""
 
 from __future__ import annotations
 
 import math
 from datetime import datetime, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
 from pydantic import Field, field_validator
-
 from memlab.memory.item import ScoredItem
 from memlab.strategies.base import ContextLine, ContextSection
-from memlab.strategies.profile_sync import user_time_zone
-from memlab.strategies.retrieval import Retriever, memory_line
+from memlab.strategies.profile.synced_profile import user_time_zone
+from memlab.strategies.retriever.base import Retriever, memory_line
 from memlab.strategies.slots import Params, component
 from memlab.strategies.state import Query, StrategyState
+from memlab.strategies.profile.synced_profile import user_time_zone
+from memlab.strategies.retriever.base import Retriever, memory_line
 
 
 @component("retriever", "weighted_rerank")

@@ -7,19 +7,18 @@ preferences and goals; never meta / capability questions, one-off actions or tim
 becomes one candidate with its category (the memory's kind), a one-sentence summary and an
 importance, citing the window's turns; the consolidator (``thresholded_merge`` in the seed)
 decides how it lands in the store. One call per user message: the cost grows with the number
-of messages, not with what they contain.
-"""
+of messages, not with what they contain."""
 
 from __future__ import annotations
 
 from pydantic import Field
-
-import memlab.strategies.extraction  # noqa: F401  (declares the "extractor" slot)
+import memlab.strategies.extractor.model  # noqa: F401  (declares the "extractor" slot)
 from memlab.roles.program import RoleFailure
 from memlab.strategies.base import TurnEvent
-from memlab.strategies.extraction import speaker_label
+from memlab.strategies.extractor.base import speaker_label
 from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Candidate, StrategyState
+from memlab.strategies.extractor.base import speaker_label
 
 
 @component("extractor", "hot_path")

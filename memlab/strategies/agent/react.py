@@ -17,27 +17,21 @@ Compression (:mod:`memlab.strategies.triggers`): ``never``, ``every_n_steps(n)``
 
 The agent is DSPy's ReAct design with native tool calling: one predictor whose outputs are a
 thought and tool calls, tool results fed back as observations, a step limit. With a real model
-the tools reach the endpoint as OpenAI tool schemas (and cost prompt tokens under ``agent``).
-"""
+the tools reach the endpoint as OpenAI tool schemas (and cost prompt tokens under ``agent``)."""
 
 from __future__ import annotations
 
 import functools
 import json
 from typing import Any, Literal
-
 import orjson
-
 from pydantic import Field, field_validator
-
 from memlab.strategies.base import AgentStep, ContextLine, ContextSection, TurnEvent
-from memlab.strategies.slots import Component, Params, component, declare_slot
+from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Invocation, Query, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
 from memlab.strategies.summarizers import make_summarizer
 from memlab.strategies.triggers import Compressor, Entry, NeverSpec, TriggerSpec, make_trigger, trigger_shorthand
-
-declare_slot("agent", "an agent that runs live in each invocation and may call memory tools", order=20)
 
 
 class _WorkingMemory(Params):
@@ -228,6 +222,6 @@ def _calls(out: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 def _step_line(event: TurnEvent) -> str:
     """A scripted step as it enters working memory, labelled by role (``user: Ana: …``,
     ``assistant: …``, ``tool: weather: …``) so the agent knows who said what."""
-    from memlab.strategies.extraction import speaker_label
+    from memlab.strategies.extractor.base import speaker_label
 
     return f"{speaker_label(event)}: {event.turn.text}"
