@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import memlab.datasets.formats  # noqa: F401  (registers the LoCoMo / LongMemEval loaders)
+
 from memlab.datasets import Category, load_dataset, validate_file
 from memlab.datasets.io import check_consistency
 from memlab.datasets.loaders import FORMATS, detect

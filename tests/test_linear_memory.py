@@ -10,7 +10,6 @@ import random
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
-import pytest
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.stores.base import matches, newest_first, top_k

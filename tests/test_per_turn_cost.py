@@ -113,6 +113,6 @@ def test_cost_per_turn_does_not_grow_with_the_conversation(preset, conversation)
     report.append(f"cpu ms (median of 50-turn blocks) {early:.2f} → {late:.2f}")
     assert late <= CPU_FACTOR * early + 0.2, f"{preset}: CPU per turn grew from {early:.2f} ms to {late:.2f} ms"
     print(f"{preset}: " + "; ".join(report))
-    assert guards or preset in ("no_memory", "full_context", "recent_window", "oracle", "react", "agent_memory_pg"), \
+    assert guards or preset in ("no_memory", "full_context", "all_threads", "recent_window", "oracle", "react", "agent_memory_pg"), \
         "no in-memory store was built"
     assert not changed, f"{preset} changed items a store handed out: {changed[:5]}"

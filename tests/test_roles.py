@@ -5,7 +5,6 @@ from __future__ import annotations
 import dspy
 
 from memlab.harness.config import RunConfig
-from memlab.llm.base import make_model
 from memlab.roles.program import MemoryRoles
 from memlab.harness.units import Workbench
 from tests.test_agent import ScriptedModel

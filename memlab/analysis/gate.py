@@ -40,22 +40,12 @@ from typing import Any, Literal
 import numpy as np
 
 from memlab.analysis.baseline import Baseline, ProbeOutcome, load_baseline, snapshot
+from memlab.analysis.metric_registry import directed_columns
 from memlab.harness.config import GateSpec, RunConfig, load_config, validate_config
 from memlab.analysis.stats import Intervals, holm_adjusted, paired_compare
 
 EXIT_OK, EXIT_REGRESSION, EXIT_CANNOT_COMPARE = 0, 1, 2
 Status = Literal["pass", "regression", "error"]
-
-
-def directed_columns() -> dict[str, bool]:
-    """Every column a gate can judge → its direction (True: higher is better): the metrics' reported
-    columns that declare one, and the per-probe cost columns (lower is better)."""
-    from memlab.analysis.metrics import METRICS
-    from memlab.analysis.results import COST_COLUMNS
-
-    out = {col: hib for name in METRICS.names() for col, hib in METRICS.get(name).columns() if hib is not None}
-    out.update({col: False for col in COST_COLUMNS})
-    return out
 
 
 def gated_columns(spec: GateSpec, headline: list[str]) -> dict[str, Any]:

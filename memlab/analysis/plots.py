@@ -345,11 +345,9 @@ def plot_recall_vs_tokens(res: Any, path: Path) -> Path:
 
 def plot_category_recall(res: Any, path: Path) -> Path:
     """``recall_by_category.png``: string recall per probe category, one bar per strategy."""
-    from memlab.analysis.report import category_table
-
     prov = res.provenance()
     footer = f"run {prov['run_id']} · model: {prov['model']} · code {prov['code_version']} · {prov['datasets']}"
-    fig = grouped_bars_figure(category_table(res), f"Evidence recall by probe category — {res.manifest.get('name')}",
+    fig = grouped_bars_figure(res.category_table(), f"Evidence recall by probe category — {res.manifest.get('name')}",
                               "evidence recall", footer, colors=strategy_colors(res.strategies))
     return save_png(fig, path)
 

@@ -118,7 +118,7 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
     if answers and res.offline_answers:
         caption += f"\n{OFFLINE_MARK} {res.answer_warning}"
     table = Table(title=title, caption=caption, show_lines=False)
-    table.add_column("strategy", style="bold")
+    table.add_column("strategy", style="bold", no_wrap=True)  # a name and its "(n/total ok)" stay one line
     for _, label, hib in memory:
         table.add_column(f"{label}{_arrow(hib)}", justify="right")
     table.add_column("ctx tok/probe ↓", justify="right")
@@ -213,12 +213,8 @@ def print_comparison(frame: pd.DataFrame, title: str, console: Any = None) -> No
 
 
 def category_table(res: RunResults, metric: str = "evidence_recall") -> pd.DataFrame:
-    """Per strategy × category: the mean of one reported column (``attrs['caption']``: the CI method)."""
-    mt = res.metrics_table()
-    sub = mt[mt["metric"] == metric]
-    out = sub.pivot_table(index="strategy", columns="category", values="mean").reindex(res.strategies)
-    out.attrs["caption"] = f"{metric} by category; intervals in metrics.csv ({res.intervals.caption()})"
-    return out
+    """Per strategy × category: the mean of one reported column (:meth:`RunResults.category_table`)."""
+    return res.category_table(metric)
 
 
 SCOPES = ("thread", "earlier_threads", "mixed")

@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from memlab.datasets import loaders
+import memlab.datasets.loaders as loaders
 from memlab.datasets.models import Category, Dataset
 from memlab.datasets.problems import DatasetError, FormatNotRecognised, Problem, format_path
 from memlab.datasets.source import Source, read_source
@@ -190,10 +190,10 @@ def _check_native(source: Source) -> tuple[Dataset | None, list[Problem]]:
 def _convert(source: Source, fmt: str) -> tuple[Dataset | None, list[Problem]]:
     """Convert a public-benchmark file leniently; repairs are logged, unconvertible records are problems."""
     try:
-        ds, repairs = loaders.FORMATS[fmt].convert(source.data, Path(source.file).name)
+        ds, repairs = loaders.FORMATS.get(fmt).convert(source.data, Path(source.file).name)
     except loaders.ConversionError as exc:
         return None, exc.problems(source)
-    loaders.log_repairs(logging.getLogger(f"memlab.datasets.{fmt}"), source.file, loaders.FORMATS[fmt].label, repairs)
+    loaders.log_repairs(logging.getLogger(f"memlab.datasets.{fmt}"), source.file, loaders.FORMATS.get(fmt).label, repairs)
     return ds, []
 
 

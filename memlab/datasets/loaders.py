@@ -8,7 +8,7 @@ on the data costs nothing extra.
 
 * **native**: a mapping with ``conversations``, or whose keys are mostly native top-level fields
   (so a native file with a typo still gets native schema errors, not "not recognised").
-* the public-benchmark formats registered in :data:`FORMATS` by their modules (LoCoMo,
+* the public-benchmark formats named in :data:`FORMATS` (lazy entries: LoCoMo,
   LongMemEval), each deciding on the first record of a list (or a single record).
 
 Anything else is reported as ONE problem saying the format is not recognised, what the file looks
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from memlab.datasets.models import Dataset
+from memlab.registry import Registry
 from memlab.datasets.problems import FormatNotRecognised, Problem, format_path
 from memlab.datasets.source import Source
 
@@ -48,8 +49,16 @@ class Format:
         return f"{self.label} ({self.shape})"
 
 
-# name → Format; filled by the format modules on import (memlab.datasets.formats imports them all).
-FORMATS: dict[str, Format] = {}
+FORMATS: Registry[Format] = Registry("dataset format")
+"""Name → Format, as lazy ``module:attr`` entries: a format module is imported when a file is first
+recognised, and this module imports none of them (each imports this one for :class:`Format`)."""
+FORMATS.register("locomo", "memlab.datasets.locomo:FORMAT")
+FORMATS.register("longmemeval", "memlab.datasets.longmemeval:FORMAT")
+
+
+def formats() -> list[Format]:
+    """Every registered format, resolved (in name order)."""
+    return [FORMATS.get(name) for name in FORMATS.names()]
 
 
 class ConversionError(ValueError):
@@ -66,11 +75,9 @@ class ConversionError(ValueError):
 
 def detect(data: Any) -> str | None:
     """``"native"``, the name of a registered benchmark format, or None when the data fits none."""
-    import memlab.datasets.formats  # noqa: F401  (registers LoCoMo / LongMemEval; lazy to avoid an import cycle)
-
     if is_native(data):
         return NATIVE
-    return next((fmt.name for fmt in FORMATS.values() if fmt.matches(data)), None)
+    return next((fmt.name for fmt in formats() if fmt.matches(data)), None)
 
 
 def is_native(data: Any) -> bool:
@@ -119,9 +126,7 @@ def log_repairs(log: logging.Logger, file: str, label: str, repairs: list[str]) 
 
 def not_recognised(file: str, data: Any) -> FormatNotRecognised:
     """The single error for readable data in no known format: what it looks like, and what would be read."""
-    import memlab.datasets.formats  # noqa: F401
-
-    known = "; ".join([NATIVE_DESCRIPTION, *(fmt.description for fmt in FORMATS.values())])
+    known = "; ".join([NATIVE_DESCRIPTION, *(fmt.description for fmt in formats())])
     return FormatNotRecognised([Problem(file, "", None, f"format not recognised: the file holds {describe_shape(data)}. "
                                                         f"memlab reads: {known}")])
 

@@ -42,7 +42,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memlab.datasets.loaders import FORMATS, ConversionError, Format, convert_records, first_record, not_recognised, records
+from memlab.datasets.loaders import ConversionError, Format, convert_records, first_record, not_recognised, records
 from memlab.datasets.models import Conversation, Dataset, GoldAnswer, Probe, Session, Turn
 from memlab.datasets.problems import DatasetError
 from memlab.datasets.source import read_source
@@ -215,4 +215,4 @@ def _convert_qa(sid: str, i: int, qa: dict, turn_ids: dict[str, str], last: str,
                  abstain=abstain, original_category=f"{cat_num}:{label}")
 
 
-FORMATS["locomo"] = Format("locomo", "LoCoMo", "list of samples with sample_id, conversation and qa", matches, convert)
+FORMAT = Format("locomo", "LoCoMo", "list of samples with sample_id, conversation and qa", matches, convert)

@@ -34,7 +34,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memlab.datasets.loaders import FORMATS, ConversionError, Format, convert_records, first_record, not_recognised, records
+from memlab.datasets.loaders import ConversionError, Format, convert_records, first_record, not_recognised, records
 from memlab.datasets.models import Conversation, Dataset, GoldAnswer, Probe, Session, Turn
 from memlab.datasets.problems import DatasetError
 from memlab.datasets.source import read_source
@@ -168,5 +168,5 @@ def _convert_item(item: dict, index: int, repairs: list[str]) -> Conversation:
                         probes=[probe], meta={"source": "longmemeval", "question_type": qtype})
 
 
-FORMATS["longmemeval"] = Format("longmemeval", "LongMemEval", "list of questions with question_id and haystack_sessions",
+FORMAT = Format("longmemeval", "LongMemEval", "list of questions with question_id and haystack_sessions",
                                 matches, convert)

@@ -52,7 +52,6 @@ def dataset_stats(ds: Dataset) -> dict[str, Any]:
 
 def load_any(path: str | Path) -> Dataset:
     """Load a native or public-benchmark file (registers the LoCoMo/LongMemEval loaders first)."""
-    import memlab.datasets.formats  # noqa: F401  (fills loaders.FORMATS)
     from memlab.datasets.io import load_dataset
 
     return load_dataset(path)

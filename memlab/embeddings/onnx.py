@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from memlab.embeddings import MiniLMEmbedder
+from memlab.embeddings.minilm import MiniLMEmbedder
 
 
 def available() -> bool:

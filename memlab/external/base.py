@@ -453,7 +453,7 @@ class ExternalStrategy:
         return MemoryContext(sections=sections, retrieval_latency_s=elapsed, retrieval_total_s=elapsed)
 
     def answer(self, question: str, now: datetime, evidence: list[str] | None = None) -> Answer:
-        from memlab.strategies.composed import answer_from_context
+        from memlab.strategies.answer.modes import answer_from_context
 
         return answer_from_context(self.env.roles, self.context(question, now), question, now)
 

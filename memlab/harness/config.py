@@ -18,6 +18,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from memlab.judging.defaults import DEFAULT_JUDGE_PROMPT
 from memlab.llm.base import ModelSpec
 from memlab.llm.types import ROLE_PURPOSES
 from memlab.strategies.composed import StrategySpec, check_safe_name, resolve_strategy, validate_store_spec
@@ -110,7 +111,7 @@ class GateSpec(BaseModel):
             return v
         if not v:
             raise ValueError("list at least one metric, or leave it out to gate the headline metrics")
-        from memlab.analysis.gate import directed_columns
+        from memlab.analysis.metric_registry import directed_columns
 
         known = directed_columns()
         for name in v:
@@ -136,7 +137,7 @@ class RunConfig(BaseModel):
     models: dict[str, ModelSpec] = Field(default_factory=dict, description="Per-role overrides, keyed by purpose.")
     judge: ModelSpec | None = Field(default=None, description="Optional LLM judge for answer accuracy.")
     judge_prompt: Literal["lenient", "strict"] = Field(
-        default="strict", description="The judge's prompt (docs/judging.md): strict (default) or lenient (LoCoMo-style).")
+        default=DEFAULT_JUDGE_PROMPT, description="The judge's prompt (docs/judging.md): strict (default) or lenient (LoCoMo-style).")
     plugins: list[str] = Field(default_factory=list, description="Modules to import that register components, presets or strategy types.")
     store_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Default options per store backend, e.g. {postgres: {dsn: ...}}."
@@ -170,7 +171,7 @@ class RunConfig(BaseModel):
     def _known_metrics(cls, v: list[str] | None) -> list[str] | None:
         if v is None:
             return v
-        from memlab.analysis.metrics import check_metric_names
+        from memlab.analysis.metric_registry import check_metric_names
 
         if not v:
             raise ValueError("list at least one metric, or leave `metrics:` out for all of them")

@@ -42,6 +42,7 @@ from memlab.harness.executors import UnitJob, make_executor
 from memlab.harness.gc_policy import quiet_gc
 from memlab.harness.provenance import code_version, environment, git_info, package_versions, source_hash
 from memlab.harness.records import FORMAT_VERSION, UnitEvent, check_format, read_manifest
+from memlab.harness.folders import _claim_dir, failing_attempts, finished_units  # noqa: F401 (re-exported)
 from memlab.harness.recorder import RunLock, RunRecorder, read_jsonl, write_json_atomic
 from memlab.redact import redact, redact_text
 from memlab.harness.units import Unit, now_iso, plan_units
@@ -114,29 +115,8 @@ def _model_labels(models: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def failing_attempts(run_dir: Path) -> set[str]:
-    """Attempts with at least one model call that failed after its retries (a byte search first:
-    a run without any failed call, the usual case, is not parsed)."""
-    path = run_dir / "calls.jsonl"
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return set()
-    if b'"ok":false' not in raw and b'"ok": false' not in raw:
-        return set()
-    # a failed judge call is repaired by the judge pass (which re-judges failed verdicts), not by
-    # playing the unit again
-    return {c.get("attempt") for c in read_jsonl(path) if not c.get("ok", True) and c.get("phase") != "judge"}
 
 
-def finished_units(run_dir: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """Per unit key, its last end record (whatever its status)."""
-    last: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for rec in read_jsonl(run_dir / "units.jsonl"):
-        if rec.get("event") == "end":
-            key = (rec["strategy"], rec["dataset"], rec.get("namespace") or rec.get("conversation_id"))
-            last[key] = rec
-    return last
 
 
 class Runner:
@@ -205,6 +185,7 @@ class Runner:
             raise FileExistsError(f"{self.run_dir} already holds a run; use --resume to continue it")
         self.run_dir.mkdir(parents=True, exist_ok=True)
         from memlab.judging.prompts import judge_manifest  # imports DSPy: only when a run starts
+        from memlab.strategies.composed import describe_components
 
         git = git_info()
         return {
@@ -219,6 +200,8 @@ class Runner:
             "fingerprint": self.fingerprint,
             "config": redact(self.config.model_dump(mode="json")),
             "strategies": redact(self.resolved),
+            # one line per strategy, written here so the analysis side never imports a strategy
+            "components": {spec["name"]: describe_components(spec) for spec in redact(self.resolved)},
             "datasets": [
                 {"path": p, "name": ds.name, "version": ds.version, "hash": self.hashes[ds.name],
                  "split": ds.meta.get("split"),
@@ -390,18 +373,6 @@ def _remove_unused_dir(run_dir: Path) -> None:
         pass  # something else is in it: leave it
 
 
-def _claim_dir(base: Path) -> Path:
-    """Create and return ``base`` (or ``base-2``, ``base-3``...): two runs of one config started in
-    the same second get separate folders instead of writing into each other's."""
-    base.parent.mkdir(parents=True, exist_ok=True)
-    for i in range(1, 10_000):
-        candidate = base if i == 1 else base.with_name(f"{base.name}-{i}")
-        try:
-            candidate.mkdir()
-            return candidate
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"could not create a fresh run folder next to {base}")
 
 
 def _progress(enabled: bool) -> Any:

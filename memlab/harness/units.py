@@ -24,7 +24,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel  # noqa: F401  (named in the Emit annotation string)
 
 from memlab.datasets.models import Conversation, Dataset, Probe
 from memlab.harness.gc_policy import unit_boundary

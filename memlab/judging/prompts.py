@@ -15,11 +15,10 @@ from typing import Any
 
 import dspy
 
-from memlab.harness.config import RunConfig
 from memlab.roles import signatures as sig
 
 JUDGE_PROMPTS: dict[str, type[dspy.Signature]] = {"lenient": sig.JudgeAnswerLenient, "strict": sig.JudgeAnswerStrict}
-DEFAULT_JUDGE_PROMPT: str = RunConfig.model_fields["judge_prompt"].default
+from memlab.judging.defaults import DEFAULT_JUDGE_PROMPT  # noqa: E402  (re-exported)
 """memlab judges strictly unless told otherwise: a lenient judge accepts hedges and stale values."""
 NO_GOLD = "(none: the right response is to say it is unknown)"
 

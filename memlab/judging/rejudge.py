@@ -54,7 +54,7 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def final_attempts(run_dir: Path) -> set[str]:
     """Per unit, its last attempt if that one finished ok: the records a loader counts."""
-    from memlab.harness.runner import finished_units
+    from memlab.harness.folders import finished_units
 
     return {r["attempt"] for r in finished_units(run_dir).values() if r.get("status") == "ok"}
 
@@ -77,7 +77,7 @@ def rejudge(run_dir: str | Path, judge: Any = None, *, prompt: str = DEFAULT_JUD
 
     ``out`` defaults to ``<run_dir>-rejudged-<prompt>`` (``-2``, ``-3``... when taken)."""
     from memlab.llm.base import ModelSpec
-    from memlab.harness.runner import _claim_dir
+    from memlab.harness.folders import _claim_dir
 
     src = Path(run_dir)
     check_prompt_name(prompt)

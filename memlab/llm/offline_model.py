@@ -16,23 +16,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from memlab.llm.types import ChatRequest, ChatResponse, ModelError, ToolCall, Usage
-from memlab.offline.prompt import PromptError, read_prompt
+from memlab.offline.prompt import PromptError, read_prompt, render_chat_adapter_output
 from memlab.offline.roles import Env, identify
 from memlab.offline.similarity import Similarity
 from memlab.offline.version import model_id
 from memlab.tokens import count_message_tokens, count_tokens
-
-
-def render_chat_adapter_output(outputs: dict[str, Any], fields: list[str]) -> str:
-    """Outputs written as DSPy's ChatAdapter expects a reply (``[[ ## field ## ]]`` sections), so the
-    completion is parsed exactly like a real model's and its tokens are comparable."""
-    parts = []
-    for name in fields or list(outputs):
-        value = outputs.get(name)
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        parts.append(f"[[ ## {name} ## ]]\n{text}")
-    parts.append("[[ ## completed ## ]]")
-    return "\n\n".join(parts)
 
 MECHANISMS = ("pysbd sentence segmentation", "speech-act filter (questions, small talk, one-off requests, injection)",
               "speaker/first-person attribution", "relative dates resolved (dateutil)", "MiniLM similarity + idf overlap",

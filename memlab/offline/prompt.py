@@ -63,3 +63,15 @@ def read_prompt(messages: list[dict[str, Any]]) -> Prompt:
     values = {name: _value(re.split(r"\n\nRespond with the corresponding output fields", text)[0])
               for name, text in zip(parts[1::2], parts[2::2], strict=True)}
     return Prompt(fields.get("input", ()), fields["output"], values)
+
+
+def render_chat_adapter_output(outputs: dict[str, Any], fields: list[str]) -> str:
+    """Outputs written as DSPy's ChatAdapter expects a reply (``[[ ## field ## ]]`` sections), so the
+    completion is parsed exactly like a real model's and its tokens are comparable."""
+    parts = []
+    for name in fields or list(outputs):
+        value = outputs.get(name)
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        parts.append(f"[[ ## {name} ## ]]\n{text}")
+    parts.append("[[ ## completed ## ]]")
+    return "\n\n".join(parts)

@@ -92,7 +92,7 @@ def _reconcile(v: dict[str, Any], env: Env) -> Reply:
 
 def _reply_tokens(outputs: dict[str, Any], key: str, env: Env):
     """Tokens of the reply as the offline model will render it, for a given text of output ``key``."""
-    from memlab.llm.offline_model import render_chat_adapter_output
+    from memlab.offline.prompt import render_chat_adapter_output
     from memlab.tokens import count_tokens
 
     def tokens(text: str) -> int:

@@ -22,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memlab.memory.stores.base import STORES
 from memlab.registry import RegistryError
+from memlab.strategies.answer.modes import _check as check_answer
+from memlab.strategies.answer.modes import answer_from_context
 from memlab.strategies.presets import PRESETS
 from memlab.strategies.base import Answer, MemoryContext, StepOutput, TurnEvent
 from memlab.strategies.slots import (SLOTS, STORE_SLOT, BuildEnv, Component, Params, build_component, declare_slot,
@@ -229,8 +231,6 @@ def _check_composition(out: dict[str, Any]) -> None:
         out[STORE_SLOT] = {"type": "in_memory"}
     if (out.get("episodes") or {}).get("capture") == "agent_tool" and not out.get("agent"):
         raise ValueError(f"strategy {name!r}: episodes captured by 'agent_tool' need an agent slot")
-    from memlab.strategies.answer.modes import _check as check_answer
-
     check_answer(out)
 
 
@@ -380,19 +380,6 @@ class ComposedStrategy:
             c.close()
         if self.store is not None:
             self.store.close()
-
-
-def answer_from_context(roles: Any, ctx: MemoryContext, question: str, now: datetime) -> Answer:
-    """The run's answerer over an assembled context: what every non-agent strategy answers with
-    (composed or another type), so all of a comparison's strategies share one answerer."""
-    from memlab.roles.program import RoleFailure
-
-    t0 = time.perf_counter()
-    try:
-        out = roles.answer(context=ctx.text or "(no memory)", question=question, date=now.date().isoformat())
-        return Answer(ctx, str(out["answer"]).strip(), latency_s=time.perf_counter() - t0)
-    except RoleFailure as exc:
-        return Answer(ctx, None, error=str(exc), latency_s=time.perf_counter() - t0)
 
 
 class _SearchTimer:

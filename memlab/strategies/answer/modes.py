@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import datetime
 from typing import Any
 from pydantic import Field
-from memlab.strategies.base import AgentStep, Answer, ContextLine, ContextSection
+from memlab.strategies.base import AgentStep, Answer, ContextLine, ContextSection, MemoryContext
 from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Query
 
@@ -38,8 +39,6 @@ class InjectAnswer(Component):
     """Inject at the start: the whole context, long-term memories retrieved for the question included."""
 
     def answer(self, strategy: Any, query: Query) -> Answer:
-        from memlab.strategies.composed import answer_from_context
-
         return answer_from_context(self.env.roles, strategy.context(query), query.question, query.now)
 
 
@@ -54,9 +53,6 @@ class ToolAnswer(Component):
     def answer(self, strategy: Any, query: Query) -> Answer:
         from memlab.roles.program import RoleFailure
         from memlab.strategies.agent.react import _calls, _dspy_tool
-        from memlab.strategies.composed import answer_from_context
-
-        state = strategy.state
         ctx = strategy.context(query, skip_slots=LONG_TERM_SLOTS)
         tools = {t.name: t for t in strategy.tools(phase="probe") if not t.writes}
         found = ContextSection(FOUND_TITLE)
@@ -107,6 +103,19 @@ class ToolAnswer(Component):
         ans.agent_steps = steps
         ans.latency_s += search_s
         return ans
+
+
+def answer_from_context(roles: Any, ctx: MemoryContext, question: str, now: datetime) -> Answer:
+    """The run's answerer over an assembled context: what every non-agent strategy answers with
+    (composed or another type), so all of a comparison's strategies share one answerer."""
+    from memlab.roles.program import RoleFailure
+
+    t0 = time.perf_counter()
+    try:
+        out = roles.answer(context=ctx.text or "(no memory)", question=question, date=now.date().isoformat())
+        return Answer(ctx, str(out["answer"]).strip(), latency_s=time.perf_counter() - t0)
+    except RoleFailure as exc:
+        return Answer(ctx, None, error=str(exc), latency_s=time.perf_counter() - t0)
 
 
 def _check(resolved: dict[str, Any]) -> None:

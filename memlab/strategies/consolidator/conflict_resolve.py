@@ -34,7 +34,6 @@ from memlab.roles.program import RoleFailure
 from memlab.strategies.consolidator.base import Consolidator
 from memlab.strategies.slots import Params, component
 from memlab.strategies.state import Candidate, StrategyState
-from memlab.strategies.consolidator.base import Consolidator
 
 
 ConflictType = Literal["temporal", "negation", "status_change", "general_contradiction"]

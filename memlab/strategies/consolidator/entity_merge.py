@@ -8,7 +8,6 @@ from memlab.strategies.consolidator.base import Consolidator
 import memlab.strategies.extractor.model  # noqa: F401  (declares the "extractor" slot)
 from memlab.strategies.slots import Params, component
 from memlab.strategies.state import Candidate
-from memlab.strategies.consolidator.base import Consolidator
 from memlab.strategies.extractor.summary_entities import ENTITY_KIND, _turn_order, entity_id, node_text
 
 

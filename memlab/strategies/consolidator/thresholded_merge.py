@@ -26,7 +26,6 @@ from memlab.roles.program import RoleFailure
 from memlab.strategies.consolidator.base import Consolidator
 from memlab.strategies.slots import Params, component
 from memlab.strategies.state import Candidate, StrategyState
-from memlab.strategies.consolidator.base import Consolidator
 
 
 @component("consolidator", "thresholded_merge")

@@ -18,7 +18,6 @@ from memlab.strategies.base import TurnEvent
 from memlab.strategies.extractor.base import speaker_label
 from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Candidate, StrategyState
-from memlab.strategies.extractor.base import speaker_label
 
 
 @component("extractor", "hot_path")

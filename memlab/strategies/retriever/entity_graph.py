@@ -10,7 +10,6 @@ from memlab.strategies.retriever.base import Retriever
 from memlab.strategies.slots import Params, component
 from memlab.strategies.state import Query, StrategyState
 from memlab.strategies.extractor.summary_entities import ENTITY_KIND, _names, node_text
-from memlab.strategies.retriever.base import Retriever
 
 
 @component("retriever", "entity_graph")

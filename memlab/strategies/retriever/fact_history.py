@@ -11,7 +11,6 @@ from memlab.strategies.retriever.base import Retriever, memory_line
 from memlab.strategies.slots import Params, component
 from memlab.strategies.state import Query, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
-from memlab.strategies.retriever.base import Retriever, memory_line
 
 
 def _when(value: object, fallback: datetime) -> datetime:

@@ -20,8 +20,6 @@ from memlab.strategies.retriever.base import Retriever, memory_line
 from memlab.strategies.slots import Params, component
 from memlab.strategies.state import Query, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
-from memlab.strategies.lifecycle.ttl_fifo import expired
-from memlab.strategies.retriever.base import Retriever, memory_line
 
 
 def _heading(kind: str) -> str:

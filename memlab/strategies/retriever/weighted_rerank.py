@@ -25,8 +25,6 @@ from memlab.strategies.profile.synced_profile import user_time_zone
 from memlab.strategies.retriever.base import Retriever, memory_line
 from memlab.strategies.slots import Params, component
 from memlab.strategies.state import Query, StrategyState
-from memlab.strategies.profile.synced_profile import user_time_zone
-from memlab.strategies.retriever.base import Retriever, memory_line
 
 
 @component("retriever", "weighted_rerank")
