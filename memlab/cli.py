@@ -143,6 +143,29 @@ def _write_design_reports(args: argparse.Namespace, loaded: list | None = None) 
     return out
 
 
+def _cmd_explain(args: argparse.Namespace) -> int:
+    """Print why probes scored what they did (by default only the scores that missed), per probe."""
+    from memlab.analysis.results import load_run
+
+    res = load_run(args.run_dir)
+    if args.strategy and args.strategy not in res.strategies:
+        raise ValueError(f"{args.run_dir}: no strategy {args.strategy!r} in this run. Strategies: {', '.join(res.strategies)}")
+    table = res.explanations(strategy=args.strategy, probe_id=args.probe, missed_only=not args.all)
+    if args.csv:
+        Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
+        table.to_csv(args.csv, index=False)
+        print(f"wrote {args.csv} ({len(table)} rows)")
+        return 0
+    if table.empty:
+        print("no probe matched" if args.probe or args.all else "no score missed")
+        return 0
+    for (strategy, dataset, conv, probe), rows in table.groupby(["strategy", "dataset", "conversation_id", "probe_id"], sort=False):
+        print(f"{strategy} · {dataset}/{conv}/{probe} ({rows['category'].iloc[0]})")
+        for r in rows.itertuples():
+            print(f"  {r.metric} = {r.score}: {r.explanation}")
+    return 0
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     """Check every file (folders: their dataset files, recursively) and report each; 1 if any has problems."""
     from memlab.datasets.discover import expand_paths
@@ -493,6 +516,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print a paired comparison of strategies A and B (mean A − B, clustered CI, discordant probes)")
     p.add_argument("--reference", metavar="R", help="print a paired comparison of every strategy against R")
     p.set_defaults(fn=_cmd_report)
+
+    p = sub.add_parser("explain", help="why probes scored what they did: which gold form was found where, or the "
+                                       "nearest line on a miss (only the scores that missed, unless --all)")
+    p.add_argument("run_dir")
+    p.add_argument("--strategy", help="only this strategy's probes")
+    p.add_argument("--probe", metavar="PROBE_ID", help="only this probe")
+    p.add_argument("--all", action="store_true", help="every explained score, not only the misses")
+    p.add_argument("--csv", metavar="OUT.csv", help="write the table as CSV instead of printing it")
+    p.set_defaults(fn=_cmd_explain)
 
     p = sub.add_parser("validate", help="check native dataset files; non-zero exit on any problem")
     p.add_argument("paths", nargs="+")

@@ -46,3 +46,34 @@ def test_only_metrics_that_apply_explain_and_an_empty_context_says_so():
     stale = explain_probe(_probe(gold=[["Porto"]], superseded=["Lisbon"], category="knowledge_update",
                                  context="## Long-term memory\nAna lives in Porto, not Lisbon", context_items=None))
     assert "found 'Porto'" in stale["update_context"] and "stale value(s) present: 'Lisbon'" in stale["update_context"]
+
+
+def test_a_run_explains_its_misses_as_a_table_and_on_the_command_line(tmp_path, capsys):
+    """``RunResults.explanations`` / ``memlab explain``: a two-message window misses every
+    earlier fact, and each miss names its gold form; ``missed_only`` keeps only misses."""
+    from pathlib import Path
+
+    import memlab
+    from memlab.cli import main
+    from memlab.harness.config import validate_config
+
+    threads = Path(__file__).resolve().parent / "fixtures" / "threads_small.yaml"
+    cfg = validate_config({"name": "why", "datasets": [str(threads)], "bootstrap": 0, "embedding_cache": None,
+                           "output_dir": str(tmp_path), "strategies": [{"name": "window", "short_term": {"type": "recent_window", "n": 2}},
+                                                                  {"name": "oracle"}]})
+    run_dir = memlab.run(cfg, progress=False)
+    res = memlab.load_run(run_dir)
+    every = res.explanations()
+    missed = res.explanations(missed_only=True)
+    assert set(every["strategy"]) == {"window", "oracle"} and 0 < len(missed) < len(every)
+    recall = missed[missed["metric"] == "evidence_recall"]
+    assert set(recall["strategy"]) == {"window"}, "the oracle's context holds every gold answer"
+    assert (recall["score"] == 0.0).all() and recall["explanation"].str.startswith("no form of '").all()
+    hits = every[(every["strategy"] == "oracle") & (every["metric"] == "evidence_recall")]
+    assert len(hits) and hits["explanation"].str.startswith("found '").all()
+    probe = recall["probe_id"].iloc[0]
+    assert main(["explain", str(run_dir), "--strategy", "window", "--probe", str(probe)]) == 0
+    out = capsys.readouterr().out
+    assert "window · " in out and f"/{probe} (" in out and "evidence_recall = 0.0: no form of" in out
+    assert main(["explain", str(run_dir), "--csv", str(tmp_path / "why.csv")]) == 0
+    assert len(open(tmp_path / "why.csv").read().splitlines()) == len(missed) + 1

@@ -241,7 +241,8 @@ def test_report_renders_in_headless_chromium(report_file: Path, tmp_path: Path):
 
 
 def test_a_probe_case_shows_the_judge_verdict_and_marks_items_citing_any_evidence_turn():
-    from memlab.analysis.html_report import _case, _html_case
+    from memlab.analysis.html_report import _case
+    from memlab.analysis.report_render import _html_case
 
     record = {"strategy": "s", "dataset": "d", "conversation_id": "c", "probe_id": "p1", "category": "single_hop",
               "question": "Where?", "gold": [["Braga"]], "gold_match": "any", "answer": "Porto", "abstain": False,
@@ -255,6 +256,31 @@ def test_a_probe_case_shows_the_judge_verdict_and_marks_items_citing_any_evidenc
     page = _html_case(case)
     assert "says &lt;b&gt;Porto&lt;/b&gt;" in page and "<b>Porto</b>" not in page
     assert "not in context: t9" in page
+
+
+def test_a_failed_probe_says_where_the_gold_was_found_or_which_line_came_nearest():
+    """The drill-down carries each metric's explanation (memlab.scoring.explain), so a reader sees
+    *why* a probe scored 0 without opening the run folder — escaped like every dataset string."""
+    from memlab.analysis.html_report import _case
+    from memlab.analysis.report_model import Report, Section
+    from memlab.analysis.report_render import _html_case, render_markdown
+
+    items = [{"text": "moved to Lisbo<n> last spring", "source_turn_ids": ["t3"], "kind": "fact", "section": "Facts"},
+             {"text": "likes green tea", "source_turn_ids": ["t1"], "kind": "fact", "section": "Facts"}]
+    record = {"strategy": "s", "dataset": "d", "conversation_id": "c", "probe_id": "p2", "category": "single_hop",
+              "question": "Where does she live?", "gold": [["Lisbon"]], "gold_match": "any", "answer": "Paris",
+              "abstain": False, "evidence": ["t3"], "context_source_turn_ids": ["t3", "t1"],
+              "context": "\n".join(i["text"] for i in items), "context_items": items, "answer_correct": 0.0,
+              "evidence_recall": 0.0}
+    case = _case("s", record)
+    why = dict(case.explanations)
+    assert "evidence_recall" in why and "nearest" in why["evidence_recall"] and "line 1 of Facts" in why["evidence_recall"]
+    hit = dict(_case("s", {**record, "gold": [["green tea"]]}).explanations)
+    assert hit["evidence_recall"].startswith("found 'green tea' in line 2 of Facts")
+    page = _html_case(case)
+    assert 'data-metric="evidence_recall"' in page and "Lisbo&lt;n&gt;" in page and "Lisbo<n>" not in page
+    md, _ = render_markdown(Report("t", [Section("f", "Failed probes", [case])]), "r")
+    assert "  - evidence\\_recall: " in md or "  - evidence_recall: " in md
 
 
 # ---- 20 strategies: the report stays readable -------------------------------------------------

@@ -9,7 +9,6 @@ import random
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,7 +142,9 @@ def test_drill_down_shows_evidence_lines_first_and_says_what_it_left_out():
     assert case.context_lines == 600 and len(case.lines) == h.MAX_CONTEXT_LINES + 1
     assert [x.text for x in case.lines if x.evidence] == ["line 5", "line 590"]
     assert re.match(r"… 540 more context lines not shown", case.lines[-1].text)
-    html = h._html_case(case)
+    from memlab.analysis.report_render import _html_case
+
+    html = _html_case(case)
     assert "injected context (600 lines, 2 from evidence turns)" in html and "540 more context lines" in html
     short = h._case("s", {**probe, "context_items": items[:10]})
     assert len(short.lines) == 10 and short.context_lines == 10

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.analysis.metrics import METRICS, OFFLINE_ANSWER_WARNING, answer_columns, check_metric_names, score_probes
+from memlab.analysis.metrics import (METRICS, OFFLINE_ANSWER_WARNING, answer_columns, check_metric_names, explain_probe,
+                                     score_probes)
 from memlab.harness.records import check_format, read_manifest, upgrade_v1
 from memlab.harness.recorder import read_jsonl
 from memlab.analysis.stats import Intervals, cluster_interval, paired_compare
@@ -191,10 +192,14 @@ class RunResults:
         }
 
     def components(self) -> dict[str, str]:
-        """Per strategy, its fully resolved components as one line (what exported rows carry)."""
-        from memlab.strategies.composed import describe_components
+        """Per strategy, its fully resolved components as one line (what exported rows carry).
 
-        return {spec["name"]: describe_components(spec) for spec in self.manifest.get("strategies", [])}
+        The run writes these lines into its manifest; a run from before that is described here from
+        its resolved specs (slots alphabetically, the store last) — the analysis side reads run
+        folders and never imports a strategy to do it."""
+        written = self.manifest.get("components") or {}
+        return {spec["name"]: written.get(spec["name"]) or _describe_resolved(spec)
+                for spec in self.manifest.get("strategies", [])}
 
     def conversations_per_strategy(self) -> pd.Series:
         """Conversations played to the end (in units that finished ok), per strategy."""
@@ -366,6 +371,14 @@ class RunResults:
                 "higher_is_better": hib, "aggregation": m.aggregation, "ci_method": spec.caption(),
                 "description": m.description if col == name else f"{m.description}: share {col.split('.', 1)[1]}"}
 
+    def category_table(self, metric: str = "evidence_recall") -> pd.DataFrame:
+        """Per strategy × category: the mean of one reported column (``attrs['caption']``: the CI method)."""
+        mt = self.metrics_table()
+        sub = mt[mt["metric"] == metric]
+        out = sub.pivot_table(index="strategy", columns="category", values="mean").reindex(self.strategies)
+        out.attrs["caption"] = f"{metric} by category; intervals in metrics.csv ({self.intervals.caption()})"
+        return out
+
     def ceilings(self, metrics: list[str] | None = None) -> pd.DataFrame:
         """Per dataset and reported column: the share of applicable probes that can be scored a
         hit at all (string recall cannot credit a gold answer no turn wrote). A property of the
@@ -414,6 +427,36 @@ class RunResults:
         out = summary[cols].copy() if not summary.empty else pd.DataFrame()
         out.attrs["caption"] = self.answer_warning or f"answers by {self.model_label}"
         return out
+
+    def explanations(self, *, strategy: str | None = None, probe_id: str | None = None,
+                     missed_only: bool = False) -> pd.DataFrame:
+        """Why each probe scored what it did: one row per probe and metric that explains itself and
+        applies (strategy, dataset, conversation_id, probe_id, category, metric, score, explanation),
+        e.g. "no form of 'Lisbon' in the context; nearest: line 14 of Facts: 'moved to Lisbo…', 0.83
+        of 'Lisbon'". ``missed_only`` keeps the rows whose score is not the metric's best (a mean
+        below 1 when higher is better, above 0 when lower is; a level not marked better). Computed
+        on demand from the recorded probes with the same scoring primitives as the metrics."""
+        from memlab.redact import redact_text
+
+        probes = self.probes
+        cols = ["strategy", "dataset", "conversation_id", "probe_id", "category", "metric", "score", "explanation"]
+        if probes.empty:
+            return pd.DataFrame(columns=cols)
+        keep = pd.Series(True, index=probes.index)
+        if strategy is not None:
+            keep &= probes["strategy"] == strategy
+        if probe_id is not None:
+            keep &= probes["probe_id"].astype(str) == str(probe_id)
+        rows = []
+        for rec in probes[keep].to_dict("records"):
+            rec = {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in rec.items()}
+            for name, why in explain_probe(rec).items():
+                score = rec.get(name)
+                if missed_only and not _missed(METRICS.get(name), score):
+                    continue
+                rows.append([rec["strategy"], rec["dataset"], rec["conversation_id"], rec["probe_id"], rec.get("category"),
+                             name, score, redact_text(why)])
+        return pd.DataFrame(rows, columns=cols)
 
     def compare(self, a: str, b: str, metrics: list[str] | None = None, by_category: bool = True,
                 by: str = "category") -> pd.DataFrame:
@@ -466,13 +509,31 @@ class RunResults:
         return out
 
 
-COST_COLUMNS = {
-    "context_tokens": "memory context tokens injected for the probe (cl100k)",
-    "retrieval_latency_s": "seconds inside the store's search calls for the probe",
-    "retrieval_total_s": "seconds assembling the probe's memory context (embedding, search, reranking)",
-    "answer_latency_s": "seconds spent answering the probe",
-}
-"""Per-probe costs reported beside the metrics (means, no interval)."""
+from memlab.analysis.metric_registry import COST_COLUMNS  # noqa: E402,F401  (re-exported)
+
+
+def _missed(metric: Any, score: Any) -> bool:
+    """The score is not the metric's best (see :meth:`RunResults.explanations`)."""
+    if score is None:
+        return False
+    if metric.aggregation == "proportions":
+        return dict(metric.levels).get(score) is not True
+    if metric.higher_is_better is None:
+        return False
+    return float(score) < 1.0 if metric.higher_is_better else float(score) > 0.0
+
+
+def _describe_resolved(spec: dict[str, Any]) -> str:
+    """``extractor=post_turn; ...; store=in_memory`` from a resolved spec (runs that predate the
+    manifest's ``components``)."""
+    if spec.get("type") not in (None, "composed"):
+        params = ",".join(f"{k}={v}" for k, v in sorted(spec.items()) if k not in ("name", "type", "description"))
+        return f"{spec['type']}({params})"
+    parts = []
+    for slot in sorted((k for k, v in spec.items() if isinstance(v, dict) and "type" in v), key=lambda k: (k == "store", k)):
+        params = ",".join(f"{k}={v}" for k, v in spec[slot].items() if k != "type")
+        parts.append(f"{slot}={spec[slot]['type']}" + (f"({params})" if params else ""))
+    return "; ".join(parts) or "none"
 
 COMPARE_COLUMNS = ["a", "b", "category", "metric", "n", "conversations", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
                    "a_only", "b_only", "verdict", "p_value", "higher_is_better", "ci_method"]
