@@ -136,18 +136,20 @@ def plot_per_turn(results: dict, bounds: list[tuple[int, int]], path: Path, what
     from memlab.analysis.plots import _pyplot, save_png
 
     plt = _pyplot()
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(14, 5.5))
     xs = [(a + b) / 2 for a, b in bounds]
-    for name, row in results.items():
-        if max(row["cpu_ms"]) > 0.05:
-            ax1.plot(xs, row["cpu_ms"], marker="o", label=name)
+    colors = plt.get_cmap("tab20")
+    for i, (name, row) in enumerate(results.items()):
+        style = {"marker": "o", "markersize": 3, "label": name, "color": colors(i % 20)}
+        if max(row["cpu_ms"]) > 0.05:  # the bounds do nothing per turn
+            ax1.plot(xs, row["cpu_ms"], **style)
         if max(row["tokens"]) > 0:
-            ax2.plot(xs, row["tokens"], marker="o", label=name)
+            ax2.plot(xs, row["tokens"], **style)
     ax1.set(title="CPU per turn (mean over 500-turn windows)", xlabel="turn", ylabel="ms / turn", yscale="log")
     ax2.set(title="model tokens per turn (prompt + completion)", xlabel="turn", ylabel="tokens / turn", yscale="log")
     for ax in (ax1, ax2):
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.suptitle(f"Per-turn cost of every preset vs turns played ({what}; offline model)")
     fig.tight_layout()
     save_png(fig, path)

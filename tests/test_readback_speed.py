@@ -9,6 +9,7 @@ import random
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -172,3 +173,45 @@ def test_tables_are_the_same_however_often_and_in_whatever_order_they_are_asked(
     first = {p.name: p.read_bytes() for p in run.glob("*.csv")}
     write_report(run, quiet=True)
     assert {p.name: p.read_bytes() for p in run.glob("*.csv")} == first and len(first) >= 4
+
+
+def test_embed_many_gives_the_vectors_embed_gives():
+    from memlab.embeddings import CachedEmbedder, shared_embedder
+
+    rng = random.Random(2)
+    words = "the cat sat on a mat in Lisbon with Anna yesterday after work".split()
+    texts = [" ".join(rng.choices(words, k=rng.randint(1, 9))) + f" {i}" for i in range(300)]
+    one, many = CachedEmbedder(shared_embedder().inner), CachedEmbedder(shared_embedder().inner)
+    many.embed_many(texts + texts[:10], workers=3)
+    assert many.misses == 300
+    assert np.array_equal(one.embed(texts), many.embed(texts)) and many.misses == 300, "all from the cache, bit for bit"
+
+
+def test_reading_a_run_keeps_answer_vectors_in_its_embedding_cache(tmp_path):
+    """The answers and gold answers embedded while scoring go to the run's embedding cache file,
+    so the next reading of the run embeds none of them."""
+    import json
+
+    from memlab.embeddings import CachedEmbedder, shared_embedder
+    from memlab.analysis.results import RunResults
+
+    cache = tmp_path / "emb.npz"
+    emb = CachedEmbedder(shared_embedder().inner, cache)  # a cache file, as a run leaves one
+    emb.embed(["seed text"])
+    emb.save()
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").write_text(json.dumps({"format_version": 2, "run_id": "r", "config": {"embedding_cache": str(cache)},
+                                                   "strategies": [{"name": "s"}]}))
+    rec = {"run_id": "r", "attempt": "a", "strategy": "s", "dataset": "d", "namespace": "n", "conversation_id": "c",
+           "probe_id": "p", "category": "single_hop", "question": "Where?", "gold": [["Porto city"]], "gold_match": "any",
+           "evidence": ["t1"], "evidence_texts": ["Anna moved to Porto city"], "context": "x", "context_items": [{"text": "x"}],
+           "answer": "She lives in Porto city now", "abstain": False}
+    (run / "probes.jsonl").write_text(json.dumps(rec) + "\n")
+    (run / "units.jsonl").write_text(json.dumps({"event": "end", "status": "ok", "attempt": "a", "strategy": "s",
+                                                 "dataset": "d", "namespace": "n"}) + "\n")
+    res = RunResults(run, json.loads((run / "manifest.json").read_text()))
+    assert res.probes["ragas_semantic_similarity"].notna().all()
+    fresh = CachedEmbedder(shared_embedder().inner, cache)
+    fresh.embed(["She lives in Porto city now", "Porto city"])
+    assert fresh.misses == 0, "both were saved to the run's cache by the first reading"

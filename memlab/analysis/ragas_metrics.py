@@ -115,6 +115,20 @@ def _run(coro: Coroutine[Any, Any, Any]) -> Any:
         return pool.submit(asyncio.run, coro).result()
 
 
+def use_embedding_cache(path: str | os.PathLike | None) -> Any:
+    """Score with the embedding cache at ``path`` (a run's ``embedding_cache``) when that file
+    exists: a LoCoMo-sized run's answers and gold answers are a few thousand texts, and a second
+    reading of the run then embeds none of them. Returns the embedder, whose ``save()`` keeps the
+    new vectors; None (no file) leaves the in-memory cache in place."""
+    from memlab.embeddings import shared_embedder
+
+    if not path or not os.path.exists(path):
+        return None
+    emb = local_embeddings()
+    emb.embedder = shared_embedder(path)
+    return emb.embedder
+
+
 @functools.cache
 def local_embeddings() -> Any:
     """memlab's local MiniLM embedder as a ragas embeddings object (no download, cached vectors)."""
@@ -208,7 +222,8 @@ def _similarity(lines: Sequence[str], refs: Sequence[str]) -> Any:
     import numpy as np
     from rapidfuzz import distance, process
 
-    return 1 - process.cdist(lines, refs, scorer=distance.Levenshtein.normalized_distance, dtype=np.float64, workers=1)
+    workers = -1 if len(lines) * len(refs) >= 20_000 else 1  # pairs are independent: threads change no value
+    return 1 - process.cdist(lines, refs, scorer=distance.Levenshtein.normalized_distance, dtype=np.float64, workers=workers)
 
 
 def _from_matrix(sim: Any) -> tuple[float, float]:
@@ -296,7 +311,7 @@ def _prepare_answers(records: Sequence[Probe]) -> None:
     todo = list(dict.fromkeys(k for p in records if (k := _answer_key(p)) is not None and k not in _ANSWERS))
     if not todo:
         return
-    local_embeddings().embedder.embed(list(dict.fromkeys(t for answer, refs in todo for t in (answer, *refs))))
+    local_embeddings().embedder.embed_many(list(dict.fromkeys(t for answer, refs in todo for t in (answer, *refs))))
 
     async def every() -> list[dict[str, float]]:
         return [await _score_answer(answer, refs) for answer, refs in todo]

@@ -140,12 +140,25 @@ class RunResults:
                 # those back into None so "no error" is not read as a (truthy) NaN error.
                 records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
                            for r in df.to_dict("records")]
+                cache = self._embedding_cache()
                 scores = pd.DataFrame(score_probes(records), index=df.index)
+                if cache is not None:
+                    cache.save()
                 means = [n for n in METRICS.names() if METRICS.get(n).aggregation == "mean"]
                 scores[means] = scores[means].astype(float)  # a level column (proportions) stays text
                 df = pd.concat([df, scores], axis=1)
             self._frames["probes_scored"] = df
         return self._frames["probes_scored"]
+
+    def _embedding_cache(self) -> Any:
+        """The run's embedding cache file, when it still exists where the run wrote it, for the
+        metrics that embed answers (ragas semantic similarity): read once, kept up to date."""
+        from memlab.analysis import ragas_metrics
+
+        path = (self.manifest.get("config") or {}).get("embedding_cache")
+        if not path or ragas_metrics.ragas_problem() is not None:
+            return None
+        return ragas_metrics.use_embedding_cache(path)  # an unreadable file is ignored (and rebuilt) with a warning
 
     @property
     def strategies(self) -> list[str]:

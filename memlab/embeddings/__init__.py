@@ -91,6 +91,30 @@ class CachedEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._cache[k] for k in keys])
 
+    def embed_many(self, texts: Sequence[str], workers: int | None = None) -> None:
+        """Put ``texts``' vectors in the cache, the missing ones computed on ``workers`` threads
+        (default: one per core, at most 4). onnxruntime and BLAS release the GIL while they
+        compute, so the threads run in parallel; each text's vector depends on the text alone, so
+        they are the vectors :meth:`embed` gives. For thousands of texts at once (the answers and
+        gold answers of a LoCoMo-sized run, scored when it is read back)."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if self.key(t) not in self._cache))
+        workers = max(1, min(workers or min(os.cpu_count() or 1, 4), len(missing) // 64))
+        if workers == 1:
+            if missing:
+                self.embed(missing)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        chunks = [missing[i::workers] for i in range(workers)]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(self.inner.embed, chunks))
+        with self._lock:
+            for chunk, vecs in zip(chunks, results, strict=True):
+                for t, v in zip(chunk, vecs, strict=True):
+                    self._cache[self.key(t)] = v
+            self.misses += len(missing)
+
     def save(self) -> None:
         """Write the cache, merged with whatever another process saved to the same file meanwhile.
 
