@@ -1,16 +1,15 @@
 """Issue 18, item 16: `memlab stores purge` removes the memories finished runs left on a store
-server, and only theirs. Uses the project's PostgreSQL ($MEMLAB_PG_DSN) with a table of its own,
+server, and only theirs. Uses the project's PostgreSQL ($MEMLAB_PG_DSN, else the DSN file scripts/pg.sh writes, as CI runs it) with a table of its own,
 and an embedded chroma store for the chroma path (the same calls a chroma server answers)."""
 
 from __future__ import annotations
-
-import os
 
 import psycopg
 
 from memlab.cli import main as cli_main
 from memlab.memory.item import MemoryItem
 from memlab.memory.stores.chroma import ChromaStore
+from memlab.memory.stores.postgres import resolve_dsn
 from memlab.harness.recorder import read_jsonl
 from memlab.harness.runner import Runner
 from tests.test_reliability import _config, _dataset
@@ -19,7 +18,7 @@ TABLE = "memlab_purge_test"
 
 
 def _rows(prefix: str) -> int:
-    with psycopg.connect(os.environ["MEMLAB_PG_DSN"]) as conn:
+    with psycopg.connect(resolve_dsn()) as conn:
         return conn.execute(f"SELECT count(*) FROM {TABLE} WHERE namespace LIKE %s", (prefix + "%",)).fetchone()[0]
 
 
@@ -43,7 +42,7 @@ def test_purge_removes_a_finished_runs_memories_from_postgres_and_only_theirs(tm
         assert cli_main(["stores", "purge", "--older-than", "3650", "--results", str(tmp_path / "b" / "results")]) == 0
         assert "no run under" in capsys.readouterr().out and _rows(uids[1] + "/") == before[1]
     finally:
-        with psycopg.connect(os.environ["MEMLAB_PG_DSN"], autocommit=True) as conn:
+        with psycopg.connect(resolve_dsn(), autocommit=True) as conn:
             conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
             conn.execute("DELETE FROM memlab_schema_migrations WHERE table_name = %s", (TABLE,))
 

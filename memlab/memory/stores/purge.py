@@ -17,7 +17,6 @@ server, database and user; a store without a DSN uses the usual resolution
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -55,16 +54,21 @@ def server_stores(manifest: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 def _usable_dsn(recorded: str | None, given: str | None) -> str | None:
     """The DSN to connect with: the recorded one unless its password was masked, then ``given``
-    (``--dsn``, else ``$MEMLAB_PG_DSN``) if it names the same server, database and user."""
-    from memlab.memory.stores.postgres import describe_dsn
+    (``--dsn``, else ``$MEMLAB_PG_DSN``, else the ``.memlab/pg/dsn`` file ``scripts/pg.sh start`` writes)
+    if it names the same server, database and user."""
+    from memlab.memory.stores.postgres import describe_dsn, resolve_dsn
 
     if not recorded or MASK not in recorded:
         return recorded
-    candidate = given or os.environ.get("MEMLAB_PG_DSN")
+    try:
+        candidate: str | None = resolve_dsn(given)
+    except StoreError:
+        candidate = None
     if candidate and describe_dsn(candidate) == describe_dsn(recorded):
         return candidate
     raise StoreError(f"postgres: the run's DSN {recorded} was recorded with its password masked; pass the "
-                     "full DSN of that server with --dsn (or set MEMLAB_PG_DSN)")
+                     "full DSN of that server with --dsn (or set MEMLAB_PG_DSN, or run from the project whose "
+                     "scripts/pg.sh started it)")
 
 
 def purge_run(run_dir: str | Path, *, dsn: str | None = None, dry_run: bool = False) -> Purged:
