@@ -14,12 +14,16 @@ from types import ModuleType
 
 SEED = 20240611
 SUITES = ["recall", "multi_session", "temporal", "knowledge_update", "abstention", "preference", "agentic", "injection",
-          "cross_thread", "long_task"]
-"""Every generated suite, in the order they are written (and listed in cards and tables)."""
+          "cross_thread", "long_task", "long_horizon_s", "long_horizon_m"]
+"""Every shipped generated suite, in the order they are written (and listed in cards and tables)."""
+ON_DEMAND = ["long_horizon_l"]
+"""Suites generated only when asked for (``--only``): too large to ship, the same bytes every time."""
 
 
 def suite_module(name: str) -> ModuleType:
-    """The module that builds suite ``name`` (``build`` and ``PURPOSE``)."""
-    if name not in SUITES:
-        raise ValueError(f"unknown suite {name!r}; one of: {', '.join(SUITES)}")
+    """The module that builds suite ``name``: ``build`` (or ``build_dataset``, the long-horizon sizes) and ``PURPOSE``."""
+    if name not in SUITES + ON_DEMAND:
+        raise ValueError(f"unknown suite {name!r}; one of: {', '.join(SUITES + ON_DEMAND)}")
+    if name.startswith("long_horizon_"):
+        return importlib.import_module("suitegen.long_horizon")
     return importlib.import_module(f"suitegen.{name}")

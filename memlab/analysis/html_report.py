@@ -297,6 +297,35 @@ def _categories(runs: list[_Run]) -> Section:
     return s
 
 
+def _forgetting(runs: list[_Run]) -> Section:
+    """Recall by evidence age: the forgetting curve of each design (memlab.analysis.forgetting)."""
+    s = Section("forgetting", "Recall by evidence age")
+    frames = []
+    for r in runs:
+        frame = r.res.recall_by_age()
+        if not frame.empty:
+            frames.append(frame.assign(strategy=[r.label(x) for x in frame["strategy"]]))
+    if not frames:
+        s.blocks.append(Text("These runs did not record how long ago each probe's evidence was said (runs before "
+                             "evidence ages were recorded, or no probe with evidence): no forgetting curves."))
+        return s
+    frame = pd.concat(frames, ignore_index=True)
+    fig = plots.forgetting_figure(frame, "Forgetting curves: recall by how long ago the evidence was said", _footer(runs),
+                                  colors=_colors(runs))
+    s.blocks.append(Plot("recall_by_age", "String (solid) and provenance (dashed) recall by evidence age, tokens of the "
+                         "user's history since the earliest evidence turn", plots.png_bytes(fig)))
+    string = frame[frame["metric"] == "evidence_recall"]
+    order = string.sort_values("bin")["age"].drop_duplicates().tolist()
+    rows = []
+    for strategy, g in string.groupby("strategy", sort=False):
+        cells = {a: f"{m:.2f} ({n})" for a, m, n in zip(g["age"], g["mean"], g["n"])}
+        rows.append([str(strategy), *[cells.get(a, "–") for a in order]])
+    s.blocks.append(Table(["strategy", *order], rows, "string recall by evidence age (probes); intervals in each run's "
+                          "recall_by_age.csv. A curve that falls where provenance stays flat is a memory that still "
+                          "cites the source but lost the value (a summary under a budget)."))
+    return s
+
+
 def _levels(runs: list[_Run], metric: str) -> pd.DataFrame:
     rows = {}
     for r in runs:
@@ -599,7 +628,7 @@ def _manifest_facts(runs: list[_Run]) -> Section:
     return s
 
 
-SECTIONS = (_question, _strategies, _datasets, _metrics, _recall_vs_tokens, _categories, _updates_and_abstention,
+SECTIONS = (_question, _strategies, _datasets, _metrics, _recall_vs_tokens, _categories, _forgetting, _updates_and_abstention,
             _cost, _write_path, _compression, _failed_probes, _manifest_facts)
 """The report's sections, in order (docs/report.md describes each)."""
 

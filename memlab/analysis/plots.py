@@ -375,3 +375,35 @@ def plot_recall_vs_length(res: Any, table: pd.DataFrame, path: Path) -> Path:
     fig.suptitle(f"Recall and cost vs history length — {res.manifest.get('name')}")
     prov = res.provenance()
     return save_png(_finish(fig, f"run {prov['run_id']} · model: {prov['model']} · code {prov['code_version']}"), path)
+
+
+def forgetting_figure(frame: pd.DataFrame, title: str, footer: str, *, colors: dict[str, Any] | None = None) -> Any:
+    """Recall against evidence age (:func:`memlab.analysis.forgetting.recall_by_age`): one line per strategy,
+    string recall solid and provenance recall dashed in the strategy's colour, each point with its interval.
+    Bins are categories in age order (fourfold token steps, or thread spans)."""
+    plt = _pyplot()
+    order = frame.sort_values("bin")["age"].drop_duplicates().tolist()
+    x_of = {a: i for i, a in enumerate(order)}
+    labels = list(dict.fromkeys(str(s) for s in frame["strategy"]))
+    col = _colors_for(labels, colors)
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.2 * len(order) + 4), 5.0))
+    for i, strategy in enumerate(labels):
+        for metric, style in (("evidence_recall", "-"), ("provenance_recall", "--")):
+            g = frame[(frame["strategy"] == strategy) & (frame["metric"] == metric)].sort_values("bin")
+            if g.empty:
+                continue
+            xs = [x_of[a] + (i - len(labels) / 2) * 0.015 for a in g["age"]]  # a little apart: intervals stay visible
+            lo = (g["mean"] - g["ci_low"]).clip(lower=0).fillna(0)
+            hi = (g["ci_high"] - g["mean"]).clip(lower=0).fillna(0)
+            ax.errorbar(xs, g["mean"], yerr=[lo, hi], linestyle=style, marker="o", markersize=3, capsize=2, linewidth=1.2,
+                        color=col[strategy], label=strategy if metric == "evidence_recall" else None)
+    by = frame["by"].iloc[0]
+    ax.set_xticks(range(len(order)), order)
+    ax.set_xlabel("evidence age: " + ("tokens of the user's history since the evidence was said" if by == "tokens"
+                                       else "threads since the evidence was said"))
+    ax.set_ylabel("recall (solid: string · dashed: provenance)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.set_title(title)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return _finish(fig, footer)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab.analysis.forgetting import plot_recall_by_age, print_recall_by_age, recall_by_age
 from memlab.analysis.lifecycle import LIFECYCLE_COLUMNS, lifecycle_table
 from memlab.analysis.metrics import METRICS, answer_columns
 from memlab.analysis.plots import plot_category_recall, plot_recall_vs_length, plot_recall_vs_tokens  # noqa: F401 (plot_recall_vs_length: re-exported for the length sweep)
@@ -372,6 +373,17 @@ def write_report(run_dir: str | Path | RunResults, *, console: Any = None, quiet
         for k, v in res.provenance().items():
             scopes[k] = v
         scopes.to_csv(out["scope_recall"])
+    ages = print_recall_by_age(res, console) if not quiet else recall_by_age(res)
+    if not ages.empty:  # the forgetting curves: recall by how long ago the evidence was said
+        out["recall_by_age"] = run_dir / "recall_by_age.csv"
+        out["age_plot"] = run_dir / "recall_by_age.png"
+        both = pd.concat([ages, recall_by_age(res, by="threads")], ignore_index=True)
+        both["ci_method"] = res.intervals.caption()
+        for k, v in res.provenance().items():
+            both[k] = v
+        both.to_csv(out["recall_by_age"], index=False)
+        plot_recall_by_age(ages, out["age_plot"], title=f"Forgetting curves: {res.manifest.get('name', run_dir.name)}",
+                           footer=" · ".join(f"{k}: {v}" for k, v in res.provenance().items()))
     out["lifecycle"] = run_dir / "lifecycle.csv"
     lifecycle = lifecycle_table(res)
     for k, v in res.provenance().items():

@@ -384,6 +384,15 @@ class RunResults:
                 "higher_is_better": hib, "aggregation": m.aggregation, "ci_method": spec.caption(),
                 "description": m.description if col == name else f"{m.description}: share {col.split('.', 1)[1]}"}
 
+    def recall_by_age(self, by: str = "tokens", metrics: tuple[str, ...] | list[str] = ("evidence_recall", "provenance_recall"),
+                      strategies: list[str] | None = None) -> pd.DataFrame:
+        """The forgetting curves: per strategy × evidence-age bin × metric, the mean with its interval
+        (:mod:`memlab.analysis.forgetting`). ``by``: ``tokens`` of the user's history since the earliest
+        evidence turn, or ``threads`` in between."""
+        from memlab.analysis.forgetting import recall_by_age
+
+        return recall_by_age(self, by=by, metrics=metrics, strategies=strategies)
+
     def category_table(self, metric: str = "evidence_recall") -> pd.DataFrame:
         """Per strategy × category: the mean of one reported column (``attrs['caption']``: the CI method)."""
         mt = self.metrics_table()

@@ -31,6 +31,10 @@ def dataset_tokens(ds: Dataset) -> int:
 def dataset_stats(ds: Dataset) -> dict[str, Any]:
     """Counts and token lengths of one dataset (a plain dict, JSON-serialisable)."""
     per_conv = [conversation_tokens(c) for c in ds.conversations]
+    per_user: dict[str, int] = {}  # a user's history is every thread of its namespace
+    for conv, n in zip(ds.conversations, per_conv):
+        per_user[conv.ns] = per_user.get(conv.ns, 0) + n
+    users = list(per_user.values())
     by_cat = Counter(p.category.value for _, p in ds.probes())
     return {
         "name": ds.name,
@@ -46,6 +50,11 @@ def dataset_stats(ds: Dataset) -> dict[str, Any]:
             "min": min(per_conv) if per_conv else 0,
             "median": int(statistics.median(per_conv)) if per_conv else 0,
             "max": max(per_conv) if per_conv else 0,
+        },
+        "tokens_per_user": {
+            "min": min(users) if users else 0,
+            "median": int(statistics.median(users)) if users else 0,
+            "max": max(users) if users else 0,
         },
     }
 
@@ -101,17 +110,17 @@ def stats_table(rows: list[dict[str, Any]], title: str = "Datasets"):
              "abstention": "abst", "preference": "pref", "agentic": "agent", "injection": "inject", "open_domain": "open"}
     table = Table(title=title, show_lines=False)
     for col in ["dataset", "users", "convs", "sessions", "turns", "probes", *[short[c] for c in cats], "tokens",
-                "tok/conv min/med/max"]:
+                "tok/conv min/med/max", "tok/user min/med/max"]:
         table.add_column(col, justify="left" if col == "dataset" else "right")
     for r in rows:
-        tk = r["tokens_per_conversation"]
+        tk, tu = r["tokens_per_conversation"], r["tokens_per_user"]
         table.add_row(r["name"], str(r["namespaces"]), str(r["conversations"]), str(r["sessions"]), str(r["turns"]), str(r["probes"]),
                       *[str(r["probes_by_category"].get(c, 0)) for c in cats], f"{r['tokens']:,}",
-                      f"{tk['min']:,} / {tk['median']:,} / {tk['max']:,}")
+                      f"{tk['min']:,} / {tk['median']:,} / {tk['max']:,}", f"{tu['min']:,} / {tu['median']:,} / {tu['max']:,}")
     if len(rows) > 1:
         tot = lambda k: sum(r[k] for r in rows)  # noqa: E731
         table.add_row("[b]total[/b]", str(tot("namespaces")), str(tot("conversations")), str(tot("sessions")), str(tot("turns")), str(tot("probes")),
-                      *[str(sum(r["probes_by_category"].get(c, 0) for r in rows)) for c in cats], f"{tot('tokens'):,}", "")
+                      *[str(sum(r["probes_by_category"].get(c, 0) for r in rows)) for c in cats], f"{tot('tokens'):,}", "", "")
     return table
 
 

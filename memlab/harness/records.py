@@ -105,6 +105,11 @@ class ProbeRecord(Record):
     evidence_scope: Literal["thread", "earlier_threads", "mixed"] | None = None
     """Where the evidence was said: all in the probe's own thread, all in earlier threads of the user
     (only long-term memory can carry it), or both; None without evidence."""
+    evidence_age_tokens: int | None = None
+    """How long ago the evidence was said: tokens of the user's history (every thread) from the start of the
+    earliest evidence turn to the probe. None without evidence (or an evidence turn not yet played)."""
+    evidence_age_threads: int | None = None
+    """Threads between the earliest evidence turn's thread and the probe's (0: the same thread)."""
     asked_at: str
     gold_written: bool | None = None
     """A gold form is written in some turn of the conversation up to the probe (string-recallable at all)."""

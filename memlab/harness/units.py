@@ -197,6 +197,7 @@ class UnitPlayer:
         self.bench = bench
         self.emit = emit
         self.tick = tick or (lambda n: None)
+        self._said = HistoryClock()
         self._last_items: tuple[list[tuple[Any, str]], list[dict[str, Any]]] = ([], [])
         """The last probe's context lines (with section titles) and their items."""
 
@@ -221,6 +222,7 @@ class UnitPlayer:
                 strategy.begin_unit(f"{unit.dataset}/{unit.namespace}")
                 convs = {c.id: c for c in ds.conversations}
                 texts: dict[str, str] = {}  # turn id → text, the user's turns played so far (every thread)
+                self._said = HistoryClock()
                 for thread, cid in enumerate(unit.conversation_ids, 1):
                     self._conversation(strategy, convs[cid], {**base, "conversation_id": cid}, texts,
                                        {"namespace": unit.namespace, "thread": thread})
@@ -274,6 +276,7 @@ class UnitPlayer:
                     "failed_calls": sink.failed_calls - failed0, "compressions": len(out.compressions),
                     "agent_steps": len(out.agent_steps), "working_memory_tokens": out.working_memory_tokens})
                 texts[turn.id] = turn.text
+                self._said.add(turn.id, turn.text, where["thread"])
                 for probe in probes_after.get(turn.id, []):
                     self._ask(strategy, probe, event, base, texts, tracker, where)
                 unticked += 1
@@ -328,7 +331,8 @@ class UnitPlayer:
             "original_category": probe.original_category, "question": probe.question, "gold": gold,
             "gold_match": probe.gold_match, "superseded": list(probe.superseded), "forbidden": list(probe.forbidden),
             "abstain": probe.abstain, "evidence": list(probe.evidence), "evidence_texts": evidence_texts,
-            "evidence_scope": evidence_scope(probe.evidence, where["thread_turns"]), "asked_at": now.isoformat(),
+            "evidence_scope": evidence_scope(probe.evidence, where["thread_turns"]),
+            **self._said.age(probe.evidence, where["thread"]), "asked_at": now.isoformat(),
             "gold_written": self._gold_written(base, probe, gold, now) if gold else None,
             "context": text, "context_tokens": count_tokens(text), "context_lines": sum(len(sec.lines) for sec in ctx.sections),
             "context_items": self._items(ctx), "context_source_turn_ids": sorted(sources), "answer": result.answer,
@@ -400,6 +404,27 @@ def turn_events(conv: Conversation, evidence: set[str] | None = None) -> list[Tu
                              oracle_facts=list(turn.facts) or ([turn.text] if turn.id in evidence else [])))
         step += 1
     return out
+
+
+class HistoryClock:
+    """Where each turn of a user's history was said — its thread and the tokens said before it (every thread) —
+    so a probe can say how long ago its evidence was (the forgetting curve's x axis)."""
+
+    def __init__(self) -> None:
+        self.tokens = 0
+        self.at: dict[str, tuple[int, int]] = {}  # turn id → (thread, tokens of the history before it)
+
+    def add(self, turn_id: str, text: str, thread: int) -> None:
+        self.at[turn_id] = (thread, self.tokens)
+        self.tokens += count_tokens(text)
+
+    def age(self, evidence: list[str], thread: int) -> dict[str, int | None]:
+        """``evidence_age_tokens`` / ``_threads`` of a probe asked now, from its earliest evidence turn."""
+        said = [self.at[e] for e in evidence if e in self.at]
+        if not said:
+            return {"evidence_age_tokens": None, "evidence_age_threads": None}
+        first_thread, before = min(said, key=lambda x: x[1])
+        return {"evidence_age_tokens": self.tokens - before, "evidence_age_threads": thread - first_thread}
 
 
 class SurvivalTracker:

@@ -10,6 +10,8 @@ their reference depends on tense, which a rule would guess.
 
 from __future__ import annotations
 
+import functools
+
 import datetime as dt
 import re
 
@@ -91,9 +93,15 @@ def resolve_relative(text: str, ref: dt.date | None) -> str:
 
 def date_spans(text: str, ref: dt.date | None) -> list[str]:
     """Explicit dates in a sentence, relative ones resolved: the candidates for a "when" answer."""
+    return list(_date_spans(text, ref))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _date_spans(text: str, ref: dt.date | None) -> tuple[str, ...]:
+    """:func:`date_spans`, memoised per (text, reference date): every line of a long context is read for each question."""
     resolved = resolve_relative(text, ref)
     spans = [m.group() for m in re.finditer(r"the (?:week|weekend) of \d{1,2} \w+ \d{4}", resolved)]
-    return spans + [m.group() for m in ABSOLUTE.finditer(resolved) if not any(m.group() in s for s in spans)]
+    return tuple(spans + [m.group() for m in ABSOLUTE.finditer(resolved) if not any(m.group() in s for s in spans)])
 
 
 def number_value(token: str) -> float | None:

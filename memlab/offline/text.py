@@ -170,6 +170,12 @@ NAME_TOKEN = re.compile(r"[\w'’&-]+\.?|[^\w\s]")
 def names(text: str) -> list[str]:
     """Runs of capitalised words ("Lake Tahoe", "Dr Costa"): proper names by shape. A sentence-initial
     capital starts a name only when the word is not in the dictionary ("Porto is…" yes, "Hiking is…" no)."""
+    return list(_names(text))
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _names(text: str) -> tuple[str, ...]:
+    """:func:`names`, memoised per text: a long history's lines are read again for every question asked of it."""
     out: list[str] = []
     run: list[str] = []
     parts = NAME_TOKEN.findall(text)
@@ -188,7 +194,7 @@ def names(text: str) -> list[str]:
             run = []
     if run:
         out.append(" ".join(run))
-    return out
+    return tuple(out)
 
 
 @functools.cache
