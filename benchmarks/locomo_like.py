@@ -1,8 +1,10 @@
-"""Command line of the LoCoMo-shaped conversation generator (``datasets/suitegen/longhorizon/locomo.py``).
+"""Command line of the LoCoMo-shaped conversation generator (``memlab/datasets/synth/locomo.py``).
 
-The generator lives in the datasets generator package, beside the long-horizon suites it shares its
-world and episodes with; this module re-exports it (``generate``, ``write``, ``describe``) for the
-benchmarks and tests that import ``locomo_like``.
+The generator is memlab's synthetic-history generator (:mod:`memlab.datasets.synth`), the one the
+long-horizon suites (``datasets/suitegen/long_horizon.py``) and the informative length scaler are written
+by: the same world, episodes and vocabulary, told here between two friends in LoCoMo's file format. This
+module re-exports it (``generate``, ``write``, ``describe``) for the benchmarks and tests that import
+``locomo_like``.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/locomo_like.py --out locomo_like.json            # LoCoMo size
     PYTHONPATH=$PWD .venv/bin/python benchmarks/locomo_like.py --conversations 1 --sessions 280 --out long.json  # ~6,000 turns
@@ -15,11 +17,11 @@ import json
 import sys
 from pathlib import Path
 
-_DATASETS = Path(__file__).resolve().parents[1] / "datasets"
-if str(_DATASETS) not in sys.path:
-    sys.path.insert(0, str(_DATASETS))
+_ROOT = Path(__file__).resolve().parents[1]
+if str(_ROOT) not in sys.path:
+    sys.path.insert(0, str(_ROOT))
 
-from suitegen.longhorizon.locomo import conversation, describe, generate, write  # noqa: E402
+from memlab.datasets.synth.locomo import conversation, describe, generate, write  # noqa: E402
 
 __all__ = ["conversation", "describe", "generate", "write", "main"]
 

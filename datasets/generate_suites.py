@@ -41,7 +41,7 @@ from suitegen.core import Rng  # noqa: E402
 def build_suite(name: str, seed: int = SEED, users: int | None = None) -> dict:
     """Suite ``name`` as a dataset mapping (``users``: only the first N users, long-horizon suites only)."""
     module = suite_module(name)
-    if hasattr(module, "build_dataset"):  # the long-horizon sizes: their own generator (suitegen/longhorizon)
+    if hasattr(module, "build_dataset"):  # the long-horizon sizes: memlab.datasets.synth writes them
         return module.build_dataset(name, seed, users=users)[0]
     rng = Rng(f"{name}-{seed}")
     convs = module.build(rng)

@@ -579,7 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=_positive_int, default=1, help="units played at once")
     p.add_argument("--limit", type=_positive_int, help="only the first N users of each dataset")
     p.add_argument("--contrast", action="append", metavar="NAME",
-                   help="play only this contrast (repeatable): extraction, short_term, compression, threads")
+                   help="play only this contrast (repeatable): extraction, short_term, compression, threads, capacity")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(fn=_cmd_suite_check)
 

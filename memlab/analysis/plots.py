@@ -353,26 +353,40 @@ def plot_category_recall(res: Any, path: Path) -> Path:
 
 
 def plot_recall_vs_length(res: Any, table: pd.DataFrame, path: Path) -> Path:
-    """Two panels over history length: evidence recall (with CIs) and memory tokens per probe."""
+    """Two panels over history length (tokens per user): evidence recall (with CIs) and memory tokens per probe.
+    A dataset lengthened both ways (``memlab datasets scale --mode``) gets two lines per strategy from the
+    same unscaled point: informative sessions solid, filler dashed."""
     plt = _pyplot()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
     colors = strategy_colors(res.strategies)
+    x_col = "history_tokens_per_user" if "history_tokens_per_user" in table and table["history_tokens_per_user"].notna().all() \
+        else "history_tokens_per_conv"
+    modes = [m for m in ("informative", "filler") if "mode" in table and (table["mode"] == m).any()] or [None]
     for strategy in [s for s in res.strategies if s in set(table["strategy"])]:
         t = table[table["strategy"] == strategy]
-        x = t["history_tokens_per_conv"]
-        ax1.errorbar(x, t["evidence_recall"], yerr=[t["evidence_recall"] - t["ci_low"], t["ci_high"] - t["evidence_recall"]],
-                     marker="o", capsize=3, label=strategy, color=colors[strategy])
-        ax2.plot(x, t["context_tokens_per_probe"].clip(lower=1), marker="o", label=strategy, color=colors[strategy])
+        for mode in modes:
+            part = t if mode is None else t[t["mode"].isin([mode, "original"])]
+            part = part.sort_values(x_col)
+            x = part[x_col]
+            style = "--" if mode == "filler" else "-"
+            label = strategy if mode in (None, modes[0]) else None
+            ax1.errorbar(x, part["evidence_recall"], yerr=[part["evidence_recall"] - part["ci_low"],
+                                                           part["ci_high"] - part["evidence_recall"]],
+                         marker="o", capsize=3, label=label, color=colors[strategy], linestyle=style)
+            ax2.plot(x, part["context_tokens_per_probe"].clip(lower=1), marker="o", label=label, color=colors[strategy],
+                     linestyle=style)
+    per = "user" if x_col == "history_tokens_per_user" else "conversation"
     for ax in (ax1, ax2):
         ax.set_xscale("log")
-        ax.set_xlabel("history length (cl100k tokens per conversation, log)")
+        ax.set_xlabel(f"history length (cl100k tokens per {per}, log)")
         ax.grid(True, alpha=0.3)
     ax1.set_ylabel("evidence recall (gold answer in injected context)")
     ax1.set_ylim(-0.05, 1.05)
     ax2.set_yscale("log")
     ax2.set_ylabel("memory context tokens per probe (log)")
     ax1.legend(fontsize=8)
-    fig.suptitle(f"Recall and cost vs history length — {res.manifest.get('name')}")
+    how = " · solid: informative sessions, dashed: filler" if len(modes) > 1 else ""
+    fig.suptitle(f"Recall and cost vs history length — {res.manifest.get('name')}{how}")
     prov = res.provenance()
     return save_png(_finish(fig, f"run {prov['run_id']} · model: {prov['model']} · code {prov['code_version']}"), path)
 

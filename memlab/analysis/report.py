@@ -285,6 +285,9 @@ def length_table(res: RunResults) -> pd.DataFrame:
     if probes.empty:
         return pd.DataFrame()
     lengths = {d["name"]: d.get("tokens_per_conversation") for d in res.manifest.get("datasets", [])}
+    per_user = {d["name"]: d.get("tokens_per_user") for d in res.manifest.get("datasets", [])}
+    modes = {d["name"]: ("filler" if (d.get("scaled") or {}).get("mode") == "chitchat" else (d.get("scaled") or {}).get("mode"))
+             or "original" for d in res.manifest.get("datasets", [])}
     cost = res.calls
     components = res.components()
     rows = []
@@ -294,14 +297,15 @@ def length_table(res: RunResults) -> pd.DataFrame:
         c = cost[(cost["dataset"] == ds) & (cost["strategy"] == strategy)] if not cost.empty else cost
         n_conv = g["conversation_id"].nunique()
         rows.append({
-            "dataset": ds, "strategy": strategy, "history_tokens_per_conv": lengths.get(ds),
+            "dataset": ds, "strategy": strategy, "mode": modes.get(ds, "original"),
+            "history_tokens_per_conv": lengths.get(ds), "history_tokens_per_user": per_user.get(ds),
             "evidence_recall": mean, "ci_low": lo, "ci_high": hi,
             "answer_correct": float(g["answer_correct"].mean()),
             "context_tokens_per_probe": float(g["context_tokens"].mean()),
             "model_tokens_per_conv": float((c["prompt_tokens"] + c["completion_tokens"]).sum() / max(n_conv, 1)) if not c.empty else 0.0,
             "probes": len(g), "components": components.get(strategy), "ci_method": res.intervals.caption(),
         })
-    out = pd.DataFrame(rows).sort_values(["strategy", "history_tokens_per_conv"]).reset_index(drop=True)
+    out = pd.DataFrame(rows).sort_values(["strategy", "mode", "history_tokens_per_conv"]).reset_index(drop=True)
     for k, v in res.provenance().items():
         out[k] = v
     return out

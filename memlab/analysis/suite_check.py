@@ -16,7 +16,13 @@ contrast         better side  vs  worse side (everything else equal)            
                  by a planted lossy one (react agent, no tools, no other memory)
 ``threads``      ``all_threads`` (every thread of the user)  vs  ``full_context``          evidence only in
                                                                                          earlier threads
+``capacity``     the oracle's facts, every one injected (a memory block in the prompt)  vs  answerable
+                 the same block capped at :data:`CAPACITY_TOKENS` tokens, oldest dropped
 ===============  ======================================================================  =================
+
+The capacity contrast is the only one whose worse side is not broken everywhere: the bound binds only where
+a user's history leaves more than :data:`CAPACITY_TOKENS` tokens of facts, so it separates long histories
+from short ones — a suite of short users cannot show that a bounded memory forgets, whatever it scores.
 
 Per contrast: the paired difference in string recall (better − worse) over the same probes, its
 95% interval clustered by user (the cluster-robust t interval every memlab table prints),
@@ -63,6 +69,16 @@ class Contrast:
 _EXTRACT = {"consolidator": {"type": "append"}, "store": {"type": "in_memory"}, "retriever": {"type": "vector", "k": 8}}
 
 
+CAPACITY_TOKENS = 2000
+"""The planted bound of the capacity contrast: long-term memory capped at this many tokens of facts — the budget of
+``agent_chat``'s summary and ``react_mem``'s conversation memory. The oracle's facts of a shipped short-suite user
+take 25–900 tokens (suite-agentic's tool observations up to ~2,500), of a long-horizon S user ~2,300–3,000 and of
+an M user ~10,000–11,500 (datasets/README.md, "Suite validity")."""
+_WHOLE = {"extractor": {"type": "oracle"}, "consolidator": {"type": "append"}, "store": {"type": "in_memory"},
+          "retriever": {"type": "recency", "k": 1_000_000}}
+"""Every fact the oracle stored, injected (newest first): a memory block, so what a cap drops is exactly what is lost."""
+
+
 def _wm(summarizer: str) -> dict[str, Any]:
     return {"type": "react", "working_memory": {"trigger": {"type": "every_n_steps", "n": 2}, "keep_recent": 0,
                                                 "summarizer": summarizer}}
@@ -82,6 +98,11 @@ CONTRASTS: tuple[Contrast, ...] = (
     Contrast("threads", "do probes need earlier threads? every thread of the user vs the current thread",
              {"name": "sc-all-threads", "preset": "all_threads"},
              {"name": "sc-full-thread", "preset": "full_context"}, scope="cross_thread"),
+    Contrast("capacity", f"does a bounded long-term memory forget? the oracle store kept whole vs capped at "
+             f"{CAPACITY_TOKENS:,} tokens, oldest dropped",
+             {"name": "sc-capacity-whole", **_WHOLE},
+             {"name": "sc-capacity-capped", **_WHOLE,
+              "lifecycle": {"type": "ttl_fifo", "max_items": None, "max_tokens": CAPACITY_TOKENS}}),
 )
 
 

@@ -5,7 +5,7 @@
 what the tests use.
 
     memlab datasets stats PATH... [--json]
-    memlab datasets scale IN --target-tokens N --out OUT [--seed S] [--filler-from OTHER.yaml] [--filler MODE]
+    memlab datasets scale IN --target-tokens N --out OUT [--mode filler|informative] [--seed S] [--filler-from OTHER.yaml]
     memlab datasets threads IN --out OUT
     memlab datasets schema [--out datasets/schema.json] [--check]
 """
@@ -33,16 +33,20 @@ def _add_commands(group: argparse._SubParsersAction) -> None:
     st.add_argument("--json", action="store_true", help="print JSON instead of a table")
     st.set_defaults(func=cmd_stats)
 
-    sc = group.add_parser("scale", help="pad a dataset with filler sessions up to a token target",
-                          description="Deterministically pad every conversation with filler sessions interleaved "
-                                      "between its sessions until the dataset holds about N cl100k tokens.")
+    sc = group.add_parser("scale", help="lengthen a dataset with inserted sessions up to a token target",
+                          description="Deterministically lengthen every conversation with sessions interleaved "
+                                      "between its sessions until the dataset holds about N cl100k tokens: "
+                                      "filler (chit-chat) or informative (new people, updates, distractors).")
     sc.add_argument("input", metavar="IN")
     sc.add_argument("--target-tokens", "-n", required=True, type=_parse_tokens, metavar="N", help="e.g. 10000, 100k, 1M")
     sc.add_argument("--out", "-o", required=True, metavar="OUT", help="output file (.yaml or .json)")
     sc.add_argument("--seed", type=int, default=0)
     sc.add_argument("--filler-from", metavar="OTHER", help="take filler sessions from this dataset's conversations")
-    sc.add_argument("--filler", choices=["chitchat", "conversations"],
-                    help="filler source (default: conversations with --filler-from, else generated chit-chat)")
+    sc.add_argument("--mode", choices=["filler", "informative"], default=None,
+                    help="filler: impersonal chit-chat (the default); informative: sessions of new people, their "
+                         "updates and distractors (real chat's density; probes stay valid)")
+    sc.add_argument("--filler", choices=["chitchat", "informative", "conversations"],
+                    help="inserted sessions' source (default: conversations with --filler-from, else --mode)")
     sc.set_defaults(func=cmd_scale)
 
     th = group.add_parser("threads", help="split every session of multi-session conversations into its own thread",
@@ -92,7 +96,7 @@ def cmd_scale(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     try:
         ds = scale_file(args.input, args.target_tokens, args.out, seed=args.seed, filler_from=args.filler_from,
-                        mode=args.filler)
+                        mode=args.filler or args.mode)
     except DatasetError as exc:
         print(exc, file=sys.stderr)
         return 1

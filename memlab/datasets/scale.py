@@ -1,4 +1,4 @@
-"""Deterministic length scaler: pad every conversation with filler sessions up to a token target.
+"""Deterministic length scaler: lengthen every conversation with inserted sessions up to a token target.
 
 ``scale_dataset(ds, 100_000)`` returns a copy of ``ds`` whose conversations have been padded with
 filler sessions interleaved between (and before) the original sessions, until the dataset holds
@@ -6,19 +6,26 @@ about 100k cl100k tokens of turn text. Probes, evidence ids and the original ses
 untouched, so every probe stays valid; filler sessions get fresh ids (``fill0001``, turn ids
 ``fill0001-01``) and timestamps placed between their neighbours, so timestamps stay monotonic.
 
-Filler comes from one of two sources:
+Inserted sessions come from one of three sources:
 
-* ``chitchat`` (default): generated impersonal chit-chat (cooking, tech help, trivia, ...). It
-  never states personal facts, so it cannot contradict a probe.
+* ``chitchat`` (default; ``--mode filler`` on the command line): generated impersonal chit-chat
+  (cooking, tech help, trivia, ...). It never states personal facts, so it cannot contradict a probe —
+  and holds nothing a memory must keep, so it cannot show what a memory keeps.
+* ``informative`` (``--mode informative``): sessions that carry information, written by the synthetic
+  history generator (:mod:`memlab.datasets.synth.informative`): new people with jobs, employers, cities,
+  pets and cars, their updates in later sessions (the earlier values stale), between the assistant's
+  long answers — the distinct entities, updates and distractors of real chat. Every fact is about a
+  third party the conversation does not know, under a fresh name, so no probe becomes wrong.
 * ``conversations``: whole sessions of *other* conversations (of ``filler_from`` or of the dataset
   itself), ids re-prefixed. Sessions that contain evidence for one of their own probes are skipped.
   This is closer to LongMemEval-style haystacks but can add unrelated personal facts.
 
-In both modes a filler turn that mentions any gold, alias, superseded or forbidden string of the
-conversation being padded is dropped, so filler never creates false evidence or stale leakage.
+In every mode an inserted exchange that mentions any gold, alias, superseded or forbidden string of the
+conversation being lengthened is dropped, so inserted text never creates false evidence or stale leakage.
 Everything is seeded: the same input, target and seed give the same output.
 
-CLI: ``memlab datasets scale IN --target-tokens N --out OUT [--seed S] [--filler-from OTHER.yaml]``.
+CLI: ``memlab datasets scale IN --target-tokens N --out OUT [--mode filler|informative] [--seed S]
+[--filler-from OTHER.yaml]``.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import string
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from memlab.datasets.models import Conversation, Dataset, Session, Turn
 
@@ -235,19 +243,46 @@ def format_tokens(n: int) -> str:
 
 @dataclass
 class _Source:
-    """Yields filler sessions as (role, text, tool_name) lists, deterministically."""
+    """Yields inserted sessions as (role, text, tool_name) lists, deterministically."""
 
     rng: random.Random
     mode: str
     pool: list[list[tuple[str, str, str | None]]]
     cursor: int = 0
+    informative: Any = None
+    """``informative`` mode: (the user's third parties, the user as a Person) — kept across the user's threads."""
 
     def next(self) -> list[tuple[str, str, str | None]]:
         if self.mode == "conversations" and self.pool:
             s = self.pool[self.cursor % len(self.pool)]
             self.cursor += 1
             return s
+        if self.mode == "informative":
+            from memlab.datasets.synth.informative import informative_session
+
+            parties, user = self.informative
+            return informative_session(self.rng, parties, user, datetime(2024, 1, 1), self.rng.randint(600, 1400))
         return [(r, t, None) for r, t in chitchat_session(self.rng)]
+
+
+MODES = ("chitchat", "informative", "conversations")
+"""Where inserted sessions come from (``filler`` on the command line is ``chitchat``)."""
+_NAME = re.compile(r"\b[A-Z][\w'-]+")
+
+
+def _informative_state(convs: list[Conversation], seed: int) -> tuple[Any, Any]:
+    """A user's third parties (fresh names: none is a capitalised word of the user's conversations) and the user."""
+    from memlab.datasets.synth.informative import third_parties
+    from memlab.datasets.synth.world import Person
+
+    used: set[str] = set()
+    for conv in convs:
+        used.update(conv.speakers.values())
+        for _, t in conv.turns():
+            used.update(_NAME.findall(t.text))
+            used.update(" ".join(pair) for pair in zip(_NAME.findall(t.text), _NAME.findall(t.text)[1:]))
+    name = convs[0].speakers.get("user") or convs[0].ns
+    return third_parties(f"{seed}:{convs[0].ns}", used), Person(name, "", "", "")
 
 
 def _session_pool(source: Dataset, exclude_ns: str | None) -> list[list[tuple[str, str, str | None]]]:
@@ -277,8 +312,9 @@ def scale_dataset(ds: Dataset, target_tokens: int, seed: int = 0, filler_from: D
     if target_tokens <= 0:
         raise ValueError("target_tokens must be positive")
     mode = mode or ("conversations" if filler_from is not None else "chitchat")
-    if mode not in ("chitchat", "conversations"):
-        raise ValueError(f"unknown filler mode {mode!r} (chitchat or conversations)")
+    mode = "chitchat" if mode == "filler" else mode
+    if mode not in MODES:
+        raise ValueError(f"unknown filler mode {mode!r} (filler/chitchat, informative or conversations)")
     out = ds.model_copy(deep=True)
     per_conv = [sum(_count([t.text for _, t in c.turns()])) for c in out.conversations]
     total = sum(per_conv)
@@ -290,16 +326,20 @@ def scale_dataset(ds: Dataset, target_tokens: int, seed: int = 0, filler_from: D
     for conv in out.conversations:
         user_ids.setdefault(conv.ns, set()).update(s.id for s in conv.sessions)
     user_end: dict[str, datetime] = {}
+    states: dict[str, Any] = {}  # informative: each user's third parties, kept across the user's threads
     for conv, deficit in zip(out.conversations, deficits):
         if deficit > 0:
             rng = random.Random(f"{seed}:{conv.id}")
             pool = _session_pool(filler_from or ds, conv.ns) if mode == "conversations" else []
             if pool:
                 rng.shuffle(pool)
-            added_total += _pad(conv, deficit, _Source(rng, mode, pool), rng, user_ids[conv.ns], user_end.get(conv.ns))
+            if mode == "informative" and conv.ns not in states:
+                states[conv.ns] = _informative_state([c for c in out.conversations if c.ns == conv.ns], seed)
+            source = _Source(rng, mode, pool, informative=states.get(conv.ns))
+            added_total += _pad(conv, deficit, source, rng, user_ids[conv.ns], user_end.get(conv.ns))
         user_end[conv.ns] = max([conv.sessions[-1].timestamp, *(t.timestamp for t in conv.sessions[-1].turns if t.timestamp)],
                                 key=lambda ts: ts.replace(tzinfo=None))
-    out.name = f"{ds.name}-{suffix or format_tokens(target_tokens)}"
+    out.name = f"{ds.name}-{suffix or format_tokens(target_tokens)}" + ("-informative" if mode == "informative" else "")
     out.meta = {**ds.meta, "scaled_from": ds.name, "target_tokens": target_tokens, "scale_seed": seed,
                 "filler": mode, "tokens": total + added_total}
     return out
@@ -357,18 +397,20 @@ def _pad(conv: Conversation, deficit: int, source: _Source, rng: random.Random, 
             session.extend(block)
             added += sum(_count([t for _, t, _ in block]))
         new_sessions.append(session)
-    _interleave(conv, new_sessions, used_ids, rng, after)
+    _interleave(conv, new_sessions, used_ids, rng, after, ordered=source.mode == "informative")
     return added
 
 
 def _interleave(conv: Conversation, fillers: list, used_ids: set[str], rng: random.Random,
-                after: datetime | None = None) -> None:
+                after: datetime | None = None, ordered: bool = False) -> None:
     """Insert filler sessions into the gaps before/between the original sessions, timestamps in between
-    (and, for a later thread of a user, after the user's previous thread: ``after``)."""
+    (and, for a later thread of a user, after the user's previous thread: ``after``). ``ordered``: keep the
+    inserted sessions in the order they were written (informative sessions: an update after its introduction)."""
     n_orig = len(conv.sessions)
     gaps: list[list] = [[] for _ in range(n_orig)]  # gap g: before original session g
-    for f in fillers:
-        gaps[rng.randrange(n_orig)].append(f)
+    where = [rng.randrange(n_orig) for _ in fillers]
+    for f, g in zip(fillers, sorted(where) if ordered else where):
+        gaps[g].append(f)
     prefix_n = 0
     result: list[Session] = []
     for g, orig in enumerate(conv.sessions):
@@ -431,7 +473,8 @@ def scale_file(src: str | Path, target_tokens: int, out: str | Path, seed: int =
     return scaled
 
 
-def scaled_copies(src: str | Path, targets: list[int], out_dir: str | Path, seed: int = 0) -> list[Path]:
+def scaled_copies(src: str | Path, targets: list[int], out_dir: str | Path, seed: int = 0,
+                  mode: str = "chitchat") -> list[Path]:
     """Scaled copies of ``src`` at each total-token target, written once under ``out_dir`` and reused.
 
     A history-length sweep replays the same lengths many times (notebook reruns, CI); scaling is
@@ -443,10 +486,11 @@ def scaled_copies(src: str | Path, targets: list[int], out_dir: str | Path, seed
     digest = hashlib.sha256(src.read_bytes()).hexdigest()[:10]
     out = []
     for target in targets:
-        path = Path(out_dir) / f"{src.stem}-{format_tokens(target)}-s{seed}-{digest}.yaml"
+        kind = "" if mode in ("chitchat", "filler") else f"-{mode}"
+        path = Path(out_dir) / f"{src.stem}-{format_tokens(target)}{kind}-s{seed}-{digest}.yaml"
         if not path.exists():
             tmp = path.with_suffix(".tmp.yaml")
-            scale_file(src, target, tmp, seed=seed)
+            scale_file(src, target, tmp, seed=seed, mode=mode)
             tmp.replace(path)  # a killed run leaves no half-written copy under the final name
         out.append(path)
     return out

@@ -206,7 +206,10 @@ class Runner:
                 {"path": p, "name": ds.name, "version": ds.version, "hash": self.hashes[ds.name],
                  "split": ds.meta.get("split"),
                  "conversations": len(ds.conversations), "probes": len(ds.probes()),
-                 "tokens_per_conversation": round(dataset_tokens(ds) / max(len(ds.conversations), 1))}
+                 "tokens_per_conversation": round(dataset_tokens(ds) / max(len(ds.conversations), 1)),
+                 "tokens_per_user": round(dataset_tokens(ds) / max(len({c.ns for c in ds.conversations}), 1)),
+                 **({"scaled": {"from": ds.meta.get("scaled_from"), "mode": ds.meta.get("filler"),
+                                "target_tokens": ds.meta.get("target_tokens")}} if ds.meta.get("scaled_from") else {})}
                 for p, ds in self.datasets
             ],
             "models": {},

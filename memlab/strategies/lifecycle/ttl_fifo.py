@@ -28,6 +28,7 @@ from memlab.memory.item import MemoryEvent, MemoryItem, Op
 from memlab.memory.stores.base import newest_first
 from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import StrategyState
+from memlab.tokens import count_tokens
 
 
 EXPIRES_KEY = "expires_at"
@@ -65,8 +66,18 @@ class TtlFifo(Component):
         """Memory kind → days until it expires (seed 004: none; its TTL column is optional)."""
         on_expiry: Literal["delete", "invalidate"] = "delete"
         """Remove an expired memory (seed 004's DELETE) or keep it invalidated for audit (INVALIDATE)."""
+        max_tokens: int | None = Field(default=None, ge=1)
+        """Keep only the newest current memories whose texts total at most this many tokens (None: no token
+        cap). A long-term memory of bounded size, oldest dropped: suite-check's planted capacity bound."""
+
+    def begin_unit(self, state: StrategyState) -> None:
+        self._tokens: dict[str, dict[str, int]] = {}
+        """Per namespace: the tokens of each current memory, kept from the turn's operations (so the token cap
+        reads the store only when it binds)."""
 
     def on_turn(self, event, state: StrategyState) -> None:
+        if self.params.max_tokens is not None:
+            self._track(state)
         if any(op.op in (Op.ADD, Op.UPDATE) for op in state.out.ops):
             self.cleanup(state)
 
@@ -81,6 +92,7 @@ class TtlFifo(Component):
         store, ns, now = state.store, state.namespace, state.now
         cap = self.params.max_items
         if not self.params.ttl_days and (cap is None or store.count(ns) <= cap):
+            self._cap_tokens(state)
             # nothing to stamp (no TTL), and at most `cap` memories (count includes invalidated ones):
             # no expiry stamped here can have passed and the cap cannot bind, so nothing to remove.
             # Listing the whole namespace after every write grew with the conversation, up to the cap.
@@ -102,6 +114,44 @@ class TtlFifo(Component):
         if cap is not None and len(live) > cap:
             for item in newest_first(live)[cap:]:
                 self._remove(state, item, f"fifo cap: newest {cap} kept", invalidate=False)
+            live = newest_first(live)[:cap]
+        self._cap_tokens(state, live)
+
+    def _track(self, state: StrategyState) -> None:
+        """Keep the namespace's memory sizes in step with the turn's operations (idempotent: an operation seen
+        twice sets the same size or removes the same id)."""
+        sizes = self._sizes(state.namespace)
+        for op in state.out.ops:
+            if op.op in (Op.ADD, Op.UPDATE) and op.item_id:
+                sizes[op.item_id] = count_tokens(op.text or "")
+            elif op.op in (Op.DELETE, Op.INVALIDATE):
+                sizes.pop(op.item_id, None)
+
+    def _sizes(self, namespace: str) -> dict[str, int]:
+        if not hasattr(self, "_tokens"):
+            self._tokens = {}
+        return self._tokens.setdefault(namespace, {})
+
+    def _cap_tokens(self, state: StrategyState, live: list[MemoryItem] | None = None) -> None:
+        """Drop the oldest current memories until the rest fit in ``max_tokens`` (the newest always kept)."""
+        budget = self.params.max_tokens
+        if budget is None:
+            return
+        sizes = self._sizes(state.namespace)
+        if live is None and sum(sizes.values()) <= budget:
+            return  # known to fit: no need to read the store
+        if live is None:
+            live = [it for it in state.store.list(state.namespace, include_invalid=False) if it.valid]
+        kept, total = [], 0
+        for item in newest_first(live):
+            size = count_tokens(item.text)
+            if kept and total + size > budget:
+                self._remove(state, item, f"token cap: newest {budget} tokens kept", invalidate=False)
+                continue
+            kept.append(item)
+            total += size
+        sizes.clear()
+        sizes.update({it.id: count_tokens(it.text) for it in kept})
 
     def _remove(self, state: StrategyState, item: MemoryItem, reason: str, *, invalidate: bool) -> None:
         store = state.store

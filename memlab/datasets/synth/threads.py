@@ -1,49 +1,32 @@
-"""Long-horizon suites: users as long as real ones, as memlab threads.
+"""A user and their assistant over months: the threads of one synthetic user's history.
 
-A user chats with their assistant over months, one thread per conversation (20–40 threads): a new
-thread starts with empty short-term memory and only long-term memory carries what earlier threads
-said. The sizes (:data:`SIZES`) are about 25k (S), 100k (M) and 400k (L) tokens of history per user
-— the public long-conversation benchmarks' 25–30k (LoCoMo, REALTALK) and LongMemEval_s's ~115k per
-question — with the density of real chat rather than filler:
-
-* **many entities**: every episode of the user's life (:mod:`.episodes`) introduces people,
-  places, titles, organisations and pets no earlier turn named — hundreds per user;
-* **facts said once early and asked much later**: probes are asked at the end of threads all
-  through the history, about anything said before, so the gap between evidence and probe runs from
-  the same thread to the whole history;
-* **values that change several times** (employer and job, manager, home city and street, car): each
-  slot changes 2–4 times; a knowledge-update probe asks the current value with every earlier value as
-  ``superseded``, between two changes;
-* **distractors that share words with the asked fact**: relatives' and friends' jobs, moves, pets and
-  cars (:func:`~.episodes.ep_others_news`), other people met at other places;
-* **multi-hop chains across threads**: someone met at a place in one thread, what they do said in a
-  later one (asked by the place); a pet adopted in one thread, its vet named in a later one;
-* **assistant and tool turns**: long help answers (most of a real chat's tokens), things the
-  assistant recommended by name, and tasks done with tools whose observations hold values (booking
-  codes, order numbers, phone numbers) the assistant does not always repeat;
-* **abstention**: relatives, pets and classes the user never mentioned.
-
-Every literal gold answer occurs in its evidence turns (checked); dates are resolved against the
-session's date and carry their surface forms as aliases. Each user is drawn from its own seeded
-``random.Random``, so a slice of users is the same users as in the whole suite, and the same
-arguments give the same bytes.
+What a long-horizon suite (``datasets/suitegen/long_horizon.py``) and the informative length scaler
+(``memlab datasets scale --mode informative``) write: a user chats with an assistant, one thread per session,
+and every thread tells the user's life (:mod:`.episodes`) with the density of real chat — new people,
+places, titles and organisations in every episode, values that change (employer and job, manager, home city
+and street, car), relatives' and friends' news that shares words with the user's own facts, chains that a
+later thread closes — between long assistant answers (most of a real chat's tokens), things the assistant
+recommends by name and tasks done with tools whose observations hold values the assistant does not always
+repeat. :func:`user_history` writes one user; :func:`fact_annotations` gives each line the durable facts it
+states (``Turn.facts``, what the oracle extractor stores).
 """
 
 from __future__ import annotations
 
 import random
+import re
+import string
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from suitegen.core import date_gold, norm
-from suitegen.longhorizon.episodes import (EPISODES, WEIGHTS, ep_car, ep_follow_up, ep_job, ep_meet, ep_move,
+from memlab.datasets.synth.episodes import (EPISODES, WEIGHTS, ep_car, ep_follow_up, ep_job, ep_meet, ep_move,
                                            ep_others_news)
-from suitegen.longhorizon.vocab import (ASSISTANT_ASK, ASSISTANT_CLOSE, ASSISTANT_DONE, ASSISTANT_OPEN, ASSISTANT_REACT,
+from memlab.datasets.synth.vocab import (ASSISTANT_ASK, ASSISTANT_CLOSE, ASSISTANT_DONE, ASSISTANT_OPEN, ASSISTANT_REACT,
                                         ADVICE, ASSISTANT_REMARK, CITIES, DINNER_FILL, EMAIL_FILL, FIRST, GIFT_FILL, HELP, JOBS, PETS, PREFERENCES,
                                         RECOMMEND, RELATIVES, HOBBIES, SURNAMES, TOOL_ITEMS, TOOL_TASKS, USER_CLOSE,
                                         USER_OPEN, WEEKDAYS, ADJ, NOUN, VENUES)
-from suitegen.longhorizon.world import Fact, Person, Session, Voice, World, an
+from memlab.datasets.synth.world import Fact, Person, Session, Voice, World, an
 
 ASSISTANT = Voice(ASSISTANT_REACT, ASSISTANT_ASK, ASSISTANT_REMARK, echo_share=0.5)
 ASSISTANT_NAME = "Assistant"
@@ -81,35 +64,12 @@ def _tell(rng: random.Random, episode, s: ThreadSession, *args) -> object:
         s.topic = None
 
 
-@dataclass(frozen=True)
-class Size:
-    """One suite size: users, threads per user, tokens of history per user, probes per user."""
-
-    name: str
-    users: int
-    threads: tuple[int, int]
-    tokens: int
-    probes: int
-
-
-SIZES = {
-    "S": Size("s", users=16, threads=(20, 28), tokens=26_000, probes=64),
-    "M": Size("m", users=12, threads=(28, 36), tokens=104_000, probes=90),
-    "L": Size("l", users=12, threads=(32, 40), tokens=410_000, probes=110),
-}
-"""S and M ship in ``datasets/suites/``; L is generated on demand (same bytes every time)."""
-
 SLOT_QUESTIONS = {
     "job": "What is {p}'s current job?", "employer": "Where does {p} work now?", "manager": "Who is {p}'s manager now?",
     "city": "Which city does {p} live in now?", "street": "What street is {p}'s flat on now?",
     "car": "What brand of car does {p} drive now?"}
 SLOT_EPISODE = {"job": ep_job, "city": ep_move, "car": ep_car}
 """The three things that change: a new job (job, employer, manager), a move (city, street), a car."""
-QUOTA = {"single_hop": 0.34, "multi_session": 0.12, "temporal": 0.08, "knowledge_update": 0.16, "agentic": 0.10,
-         "preference": 0.05, "abstention": 0.08, "open_domain": 0.03, "assistant": 0.04}
-"""Share of a user's probes per kind (``assistant``: what the assistant recommended, scored as single_hop)."""
-
-
 def _count(text: str) -> int:
     from memlab.tokens import count_tokens
 
@@ -221,7 +181,16 @@ class UserHistory:
     """slot → the session indexes where its value changed."""
 
 
-def user_history(rng: random.Random, size: Size, idx: int) -> UserHistory:
+def norm(s: str) -> str:
+    """memlab's answer normalisation: lowercase, no punctuation, no articles (to find an answer in a line)."""
+    s = "".join(" " if ch in string.punctuation else ch for ch in s.lower())
+    s = re.sub(r"\b(a|an|the)\b", " ", s)
+    return " ".join(s.split())
+
+
+def user_history(rng: random.Random, threads: tuple[int, int], tokens: int) -> UserHistory:
+    """One user's history: between ``threads`` (inclusive range) threads holding about ``tokens`` tokens in all,
+    each thread's length drawn around the mean (real threads vary), every slot changing 2-4 times."""
     w = World(rng)
     name = rng.choice(FIRST)
     w.used.update({name, ASSISTANT_NAME})
@@ -230,8 +199,8 @@ def user_history(rng: random.Random, size: Size, idx: int) -> UserHistory:
         user.relatives[rel] = w.first()
     user.contacts["manager"] = w.person()
     assistant = Person(ASSISTANT_NAME, "", "", "")
-    n_threads = rng.randint(*size.threads)
-    per_thread = size.tokens / n_threads
+    n_threads = rng.randint(*threads)
+    per_thread = tokens / n_threads
     # the changes of every slot, spread over the history (never in the first thread: it states the first values)
     changes = {slot: sorted(rng.sample(range(1, n_threads), rng.randint(2, 4))) for slot in SLOT_EPISODE}
     prefs = rng.sample(PREFERENCES, 3)
@@ -281,135 +250,51 @@ def user_history(rng: random.Random, size: Size, idx: int) -> UserHistory:
         sessions.append(s)
         for f in new:
             if f.kind != "other":  # the assistant has no life of its own to be confused with
-                facts.append((max(_session(e) for e in f.evidence), f))
+                facts.append((max(session_of(e) for e in f.evidence), f))
     return UserHistory(user, sessions, facts, history, w, total, changes)
 
 
-def _session(ref: str) -> int:
+def session_of(ref: str) -> int:
     """The 0-based session (thread) index of a line ref ``D<session>:<line>``."""
     return int(ref[1:].split(":")[0]) - 1
 
 
-def _turn_id(ref: str) -> str:
+def turn_id(ref: str) -> str:
     session, line = ref[1:].split(":")
     return f"s{session}-{int(line):03d}"
 
 
-def _conversations(size: Size, idx: int, h: UserHistory, probes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    ns = f"lh-{size.name}-{idx + 1:02d}"
-    out = []
-    for k, s in enumerate(h.sessions):
-        turns = []
-        for j, (speaker, text, _caption) in enumerate(s.lines, 1):
-            tid = f"s{s.n}-{j:03d}"
-            if speaker.startswith("tool:"):
-                turns.append({"id": tid, "role": "tool", "text": text, "tool_name": speaker[5:]})
-            else:
-                turns.append({"id": tid, "role": "user" if speaker == h.user.name else "assistant", "text": text})
-        conv: dict[str, Any] = {"id": f"{ns}-t{k + 1:02d}", "namespace": ns,
-                                "speakers": {"user": h.user.name, "assistant": ASSISTANT_NAME},
-                                "sessions": [{"id": f"s{s.n}", "timestamp": s.date.isoformat(), "turns": turns}],
-                                "probes": [{k2: v for k2, v in p.items() if k2 != "_t"} for p in probes if p["_t"] == k]}
-        out.append(conv)
-    return out
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z'\"])")
 
 
-def _category(kind: str, evidence_threads: set[int]) -> str:
-    return {"single": "single_hop", "assistant": "single_hop", "temporal": "temporal", "update": "knowledge_update",
-            "tool": "agentic", "preference": "preference", "open": "open_domain",
-            "multi": "multi_session" if len(evidence_threads) > 1 else "single_hop"}[kind]
-
-
-def plan_probes(rng: random.Random, size: Size, h: UserHistory, ns: str) -> list[dict[str, Any]]:
-    """The user's probes, asked at the ends of threads all through the history (see the module docstring)."""
-    n = len(h.sessions)
+def fact_annotations(h: UserHistory) -> dict[str, list[str]]:
+    """Line ref → the durable facts the line states (``Turn.facts``: what the oracle extractor stores): for every
+    fact of the history, asked or not, the sentences of its evidence lines that hold its answer (the first sentence
+    when none does, e.g. a date said as "yesterday"). A memory then has as much to keep as the history says —
+    not only what the probes will ask, which no real memory knows in advance."""
     texts = {f"D{s.n}:{j}": line[1] for s in h.sessions for j, line in enumerate(s.lines, 1)}
-    last_ref = {k: f"D{s.n}:{len(s.lines)}" for k, s in enumerate(h.sessions)}
-    candidates: dict[str, list[tuple[int, int, Fact, list[str]]]] = {}
-    seen_questions: dict[str, set[str]] = {}
-    for at, f in h.facts:
-        seen_questions.setdefault(f.question, set()).add(f.answer)
-    for at, f in h.facts:
-        if f.kind != "update" and len(seen_questions[f.question]) > 1:
-            continue  # asked twice with different answers (two dogs): ambiguous whenever asked late
-        if f.kind == "temporal" and f.day is None:
-            continue  # "last week": no single day to score
-        superseded: list[str] = []
-        last = n - 1
-        if f.kind == "update":
-            values = h.history[(f.slot, f.subject)]
-            i = next(i for i, v in enumerate(values) if v[0] == f.answer and v[1] == f.evidence[0])
-            superseded = [v for v, _ in values[:i] if v != f.answer and norm(v) not in norm(f.answer)]
-            if i + 1 < len(values):  # current until the thread of the next change: asked before it
-                last = _session(values[i + 1][1]) - 1
-            if not superseded:
-                f = Fact("single", f.question.replace(" now?", "?").replace("current ", ""), f.answer, f.evidence,
-                         slot=f.slot, subject=f.subject)  # the first value, asked before any change
-        threads = {_session(e) for e in f.evidence}
-        kind = "assistant" if f.kind == "assistant" else _category(f.kind, threads)
-        if f.literal:
-            ev = norm(" ".join(texts[e] for e in f.evidence))
-            assert norm(f.answer) in ev, f"{ns}: gold {f.answer!r} not in evidence of {f.question!r}: {ev[:300]}"
-        if last >= at:
-            candidates.setdefault(kind, []).append((at, last, f, superseded))
-    probes: list[dict[str, Any]] = []
-    for kind, share in QUOTA.items():
-        want = round(size.probes * share)
-        if kind == "abstention":
-            probes += _abstentions(rng, h, want, last_ref)
-            continue
-        pool = candidates.get(kind, [])
-        for at, last, f, superseded in rng.sample(pool, min(want, len(pool))):
-            ask = rng.randint(at, last)  # uniform over where it can be asked: the age runs from 0 to the whole history
-            probe: dict[str, Any] = {"after_turn": _turn_id(last_ref[ask]), "question": f.question,
-                                     "category": "single_hop" if kind == "assistant" else kind,
-                                     "gold": [date_gold(f.day) if f.kind == "temporal" else {"text": f.answer}],
-                                     "evidence": [_turn_id(e) for e in f.evidence], "_t": ask}
-            if superseded:
-                probe["superseded"] = superseded
-            probes.append(probe)
-    probes.sort(key=lambda p: (p["_t"], p["after_turn"], p["question"]))
-    for j, p in enumerate(probes, 1):
-        p["id"] = f"{ns}-p{j:03d}"
-    return [{"id": p["id"], **{k: v for k, v in p.items() if k != "id"}} for p in probes]
-
-
-def _abstentions(rng: random.Random, h: UserHistory, want: int, last_ref: dict[int, str]) -> list[dict[str, Any]]:
-    """Questions about what the user never mentioned in the whole history: relatives, pets, classes."""
-    p = h.user
-    said = " ".join(line[1].lower() for s in h.sessions for line in s.lines)
-    options = [f"What is the name of {p.name}'s {rel}?" for rel in RELATIVES
-               if rel not in p.relatives and f"my {rel}" not in said]
-    options += [f"What is the name of {p.name}'s {kind}?" for kind in PETS if kind not in {k for k, _ in p.pets}]
-    options += [f"Who teaches the {hobby} class {p.name} goes to?" for hobby, _ in HOBBIES
-                if hobby not in {x for x, _, _ in p.hobbies} and hobby.lower() not in said]
-    out = []
-    for question in rng.sample(options, min(want, len(options))):
-        ask = rng.randrange(len(h.sessions))
-        out.append({"after_turn": _turn_id(last_ref[ask]), "question": question, "category": "abstention",
-                    "abstain": True, "_t": ask})
+    out: dict[str, list[str]] = {}
+    for _, f in h.facts:
+        for ref in f.evidence:
+            sentences = [x.strip() for x in SENTENCE.split(texts[ref]) if x.strip()]
+            hits = [x for x in sentences if norm(f.answer) and norm(f.answer) in norm(x)] or sentences[:1]
+            kept = out.setdefault(ref, [])
+            kept += [x for x in hits if x not in kept]
     return out
 
 
-def build_user(size: Size, idx: int, seed: int) -> tuple[list[dict[str, Any]], UserHistory]:
-    """User ``idx`` of a suite: its threads (memlab conversations, probes in place) and its history."""
-    rng = random.Random(f"long_horizon-{size.name}-{seed}-{idx}")
-    h = user_history(rng, size, idx)
-    ns = f"lh-{size.name}-{idx + 1:02d}"
-    probes = plan_probes(rng, size, h, ns)
-    return _conversations(size, idx, h, probes), h
 
-
-def build(size: str, seed: int, users: int | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Every user's threads, and what the suite card reports about them (entities, tokens, threads)."""
-    spec = SIZES[size.upper()]
-    convs: list[dict[str, Any]] = []
-    stats: dict[str, Any] = {"entities": [], "tokens": [], "threads": [], "changes": []}
-    for i in range(spec.users if users is None else users):
-        threads, h = build_user(spec, i, seed)
-        convs += threads
-        stats["entities"].append(sum(h.world.entities.values()) + len(h.user.relatives))
-        stats["tokens"].append(h.tokens)
-        stats["threads"].append(len(h.sessions))
-        stats["changes"].append(sum(len(v) for v in h.changes.values()))
-    return convs, stats
+def thread_turns(s: Session, user: str, facts: dict[str, list[str]] | None = None) -> list[dict[str, Any]]:
+    """A written thread's lines as memlab turns (``s<session>-<line>`` ids; tool lines with their tool's name; the
+    durable facts of :func:`fact_annotations` on the lines that state them)."""
+    turns = []
+    for j, (speaker, text, _caption) in enumerate(s.lines, 1):
+        tid = f"s{s.n}-{j:03d}"
+        if speaker.startswith("tool:"):
+            turn: dict[str, Any] = {"id": tid, "role": "tool", "text": text, "tool_name": speaker[5:]}
+        else:
+            turn = {"id": tid, "role": "user" if speaker == user else "assistant", "text": text}
+        if facts and f"D{s.n}:{j}" in facts:
+            turn["facts"] = facts[f"D{s.n}:{j}"]
+        turns.append(turn)
+    return turns

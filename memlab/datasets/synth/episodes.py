@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import random
 
-from suitegen.longhorizon.vocab import (CAR_KINDS, CARS, CONTACTS, DISHES, EVENTS, HOBBIES, ILLNESS, INSTRUMENTS, JOBS,
+from memlab.datasets.synth.vocab import (CAR_KINDS, CARS, CONTACTS, DISHES, EVENTS, HOBBIES, ILLNESS, INSTRUMENTS, JOBS,
                                         MONTHS, PETS, PHOTO, RELATIVES, WEEKDAYS, ADJ, SURNAMES)
-from suitegen.longhorizon.world import Fact, Person, Session, World, an, when_future, when_past
+from memlab.datasets.synth.world import Fact, Person, Session, World, an, when_future, when_past
 
 Facts = list[Fact]
 

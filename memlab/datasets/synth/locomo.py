@@ -31,10 +31,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from suitegen.longhorizon.episodes import EPISODES, UPDATES, WEIGHTS, ep_follow_up, ep_meet, ep_others_news
-from suitegen.longhorizon.vocab import (FIRST, JOBS, MONTHS, REACT, RELATIVES, SMALL_CLOSE, SMALL_CLOSE_REPLY,
+from memlab.datasets.synth.episodes import EPISODES, UPDATES, WEIGHTS, ep_follow_up, ep_meet, ep_others_news
+from memlab.datasets.synth.vocab import (FIRST, JOBS, MONTHS, REACT, RELATIVES, SMALL_CLOSE, SMALL_CLOSE_REPLY,
                                         SMALL_OPEN, SMALL_REPLY)
-from suitegen.longhorizon.world import Fact, Person, Session, World, unambiguous
+from memlab.datasets.synth.world import Fact, Person, Session, World, unambiguous
 
 CATEGORY = {"multi": 1, "temporal": 2, "open": 3, "single": 4, "update": 4, "other": 5}
 """Fact kind → LoCoMo's question category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Callable
 
-from suitegen.longhorizon.vocab import (ADJ, ASK, CITIES, COLOUR, ECHO, EXTRA, FIRST, MONTHS, NOUN, ORG_KINDS, PET_NAMES,
+from memlab.datasets.synth.vocab import (ADJ, ASK, CITIES, COLOUR, ECHO, EXTRA, FIRST, MONTHS, NOUN, ORG_KINDS, PET_NAMES,
                                         REACT, RELATIVES, SURNAMES, VENUES, WEEKDAYS)
 
 
