@@ -24,6 +24,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     overrides: dict = {}
     if args.limit is not None:
         overrides["limit_conversations"] = args.limit
+    if args.dataset:
+        overrides["datasets"] = args.dataset
     if args.threads:
         overrides["threads"] = args.threads
     if args.output_dir:
@@ -493,6 +495,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run-dir", help="write to this folder instead of results/<stamp>-<name>")
     p.add_argument("--output-dir", help="parent folder for new runs (default from config: results)")
     p.add_argument("--limit", type=_positive_int, help="only the first N users of each dataset (every thread of each)")
+    p.add_argument("--dataset", action="append", metavar="PATH",
+                   help="play this dataset instead of the config's (repeatable), e.g. the M long-horizon suite")
     p.add_argument("--threads", choices=["as_is", "per_session"],
                    help="per_session: every session of a multi-session conversation becomes its own thread of the same user")
     p.add_argument("--model", help="use an OpenAI-compatible model with this name for every role")

@@ -77,6 +77,12 @@ def _eval_vocabulary() -> set[str]:
         if name.isupper() and isinstance(pool, list) and pool and all(isinstance(x, str) for x in pool):
             terms.update(x for x in pool if x[:1].isupper())
     terms.update(tasks.VENDORS + tasks.STREETS)
+    from memlab.datasets.synth import vocab as synth  # the long-horizon suites' generator (issue 25)
+
+    for name in dir(synth):
+        pool = getattr(synth, name)
+        if name.isupper() and isinstance(pool, list) and pool and all(isinstance(x, str) for x in pool):
+            terms.update(x for x in pool if x[:1].isupper() and " " not in x.strip())
     for path in EVAL:
         for _, probe in load_dataset(path).probes():
             for gold in probe.gold:

@@ -25,6 +25,7 @@ from memlab.datasets.synth.threads import (ASSISTANT_NAME, UserHistory, fact_ann
                                            turn_id, user_history)
 from memlab.datasets.synth.vocab import HOBBIES, PETS, RELATIVES
 from memlab.datasets.synth.world import Fact
+from memlab.scoring import gold_present
 from suitegen.core import date_gold
 
 PURPOSE = (
@@ -96,9 +97,9 @@ def plan_probes(rng: random.Random, size: Size, h: UserHistory, ns: str) -> list
                 f = Fact("single", f.question.replace(" now?", "?").replace("current ", ""), f.answer, f.evidence,
                          slot=f.slot, subject=f.subject)
         kind = "assistant" if f.kind == "assistant" else _category(f.kind, {session_of(e) for e in f.evidence})
-        if f.literal:
-            ev = norm(" ".join(texts[e] for e in f.evidence))
-            assert norm(f.answer) in ev, f"{ns}: gold {f.answer!r} not in evidence of {f.question!r}: {ev[:300]}"
+        if f.literal:  # string-recallable by memlab's own matching (the scorer's, not a substring test)
+            ev = " ".join(texts[e] for e in f.evidence)
+            assert gold_present(ev, [[f.answer]], "any"), f"{ns}: gold {f.answer!r} not in evidence of {f.question!r}: {ev[:300]}"
         if last >= at:
             candidates.setdefault(kind, []).append((at, last, f, superseded))
     probes: list[dict[str, Any]] = []

@@ -93,6 +93,7 @@ SMALL_CLOSE_REPLY = ["Bye {o}! Take care.", "Talk soon!", "Sounds good, see you!
     "You too, bye!"]
 
 
+PET_TITLES = ["Captain", "Little", "Lady", "Sir", "Princess", "Professor", "Major", "Duchess"]
 PET_NAMES += """Acorn Basil Button Cinder Dumpling Fennel Gnocchi Honey Indigo Jelly Kiwi Lentil Marble Noodle Oatmeal
 Paprika Quince Radish Saffron Truffle Umber Velvet Walnut Yuzu Zucchini""".split()
 
@@ -255,7 +256,7 @@ ASSISTANT_DONE = ["Done, it's booked. I'll remind you the day before.", "All set
 # the user's stable preferences, stated in passing and applied later
 PREFERENCES = [("seat", "When I travel I always want an aisle seat, I hate climbing over people.", "aisle seat",
                 "What kind of seat does {p} prefer when travelling?"),
-               ("coffee", "I only drink oat milk flat whites these days.", "oat milk flat white",
+               ("coffee", "I only drink oat milk flat whites these days.", "oat milk flat whites",
                 "What coffee does {p} drink these days?"),
                ("diet", "I've been vegetarian since spring, so no meat suggestions please.", "vegetarian",
                 "What diet has {p} followed since spring?"),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Callable
 
-from memlab.datasets.synth.vocab import (ADJ, ASK, CITIES, COLOUR, ECHO, EXTRA, FIRST, MONTHS, NOUN, ORG_KINDS, PET_NAMES,
+from memlab.datasets.synth.vocab import (ADJ, ASK, CITIES, COLOUR, ECHO, EXTRA, FIRST, MONTHS, NOUN, ORG_KINDS, PET_NAMES, PET_TITLES,
                                         REACT, RELATIVES, SURNAMES, VENUES, WEEKDAYS)
 
 
@@ -116,14 +116,18 @@ class World:
         return self._fresh(lambda: titles(self.rng), "title")
 
     def pet_name(self) -> str:
-        return self._fresh(lambda: self.rng.choice(PET_NAMES), "pet")
+        """A pet name; once the plain names are used up (the longest histories), a titled one ("Captain Biscuit")."""
+        if self.entities["pet"] < len(PET_NAMES) * 3 // 4:
+            return self._fresh(lambda: self.rng.choice(PET_NAMES), "pet")
+        return self._fresh(lambda: f"{self.rng.choice(PET_TITLES)} {self.rng.choice(PET_NAMES)}", "pet")
 
     def code(self, prefix: str, digits: int = 5) -> str:
         """A booking code, order number or train number nobody else in the conversation has."""
         return self._fresh(lambda: f"{prefix}{self.rng.randrange(10 ** (digits - 1), 10 ** digits)}", "code")
 
     def city(self, exclude: set[str] | frozenset[str] = frozenset()) -> str:
-        return self.rng.choice([c for c in CITIES if c not in exclude])
+        """A city not in ``exclude`` (any city once every one is excluded: the longest histories revisit)."""
+        return self.rng.choice([c for c in CITIES if c not in exclude] or CITIES)
 
 
 def an(noun: str) -> str:
