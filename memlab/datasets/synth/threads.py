@@ -35,11 +35,15 @@ TOPIC = {"ep_trip": "travel", "ep_event": "events", "ep_new_person": "people", "
          "ep_food": "food", "ep_plan": "plans", "ep_job": "work", "ep_move": "moving house", "ep_car": "purchases",
          "ep_meet": "people", "ep_follow_up": "follow-up", "ep_others_news": "others' news"}
 """The topic of each episode: what the assistant's replies during it talk about."""
-SEGMENT_TOKENS = 250
+SEGMENT_TOKENS = 400
 """About what one segment (an episode and the assistant's replies) adds: a thread stops half of one short of
 its target, so threads land on their target on average."""
-ASSISTANT_MIN_WORDS = 55
-"""An assistant line shorter than this gets a few sentences more on the topic (real replies are paragraphs)."""
+INTERJECT_SKIP = 0.5
+"""Inside an episode, the share of the assistant's interjections left out: users tell a story in one long
+message as often as in several short ones."""
+ASSISTANT_MIN_WORDS = 90
+"""An assistant line shorter than this gets a few sentences more, on the topic and general (real replies are
+paragraphs: most of a chat's tokens are the assistant's)."""
 
 
 class ThreadSession(Session):
@@ -49,9 +53,13 @@ class ThreadSession(Session):
 
     def reply(self, who, text, caption=None):
         name = who if isinstance(who, str) else who.name
+        if name == ASSISTANT_NAME and self.topic is not None and self.lines and self.rng.random() < INTERJECT_SKIP:
+            return self.ref()  # the user tells the next part of the story in the same message
         if name == ASSISTANT_NAME and len(text.split()) < ASSISTANT_MIN_WORDS:
-            pool = ADVICE.get(self.topic or "", ASSISTANT_REMARK)
-            text = " ".join([text, *self.rng.sample(pool, min(len(pool), self.rng.randint(2, 4)))])
+            topical = ADVICE.get(self.topic or "", [])
+            said = self.rng.sample(topical, min(len(topical), self.rng.randint(2, 3)))
+            said += self.rng.sample(ASSISTANT_REMARK, self.rng.randint(1, 3) if topical else self.rng.randint(3, 5))
+            text = " ".join([text, *said])
         return super().reply(who, text, caption)
 
 
@@ -102,7 +110,7 @@ def seg_help(rng: random.Random, w: World, s: Session, p: Person, facts: list[Fa
     s.reply(p, ask.format(a=a, b=b))
     sentences = answer[:2] + rng.sample(answer[2:], rng.randint(1, len(answer) - 2))
     s.reply(s.other(p), " ".join(x.format(a=a, b=b) for x in sentences))
-    if rng.random() < 0.5:
+    if rng.random() < 0.25:
         s.reply(p, rng.choice(["That's really helpful, thanks.", "Great, I'll try that.", "Perfect, that's what I needed."]))
         s.reply(s.other(p), rng.choice(ASSISTANT_REMARK))
 

@@ -139,7 +139,27 @@ ASSISTANT_REMARK = ["If you'd like, I can help you put together a plan for the n
                     "Most people find the first attempt the hardest; it gets easier.",
                     "I'm happy to go through the details with you whenever suits you.",
                     "It sounds like you've thought it through carefully.",
-                    "Looking back in a month, you'll probably be glad you did it."]
+                    "Looking back in a month, you'll probably be glad you did it.",
+                    "If you want, I can also keep a short list of the things you mention, so nothing slips.",
+                    "Sometimes the simplest version of a plan is the one that actually happens.",
+                    "It might help to set aside a quiet half hour this week to think it over properly.",
+                    "There's no rush on any of this; it's fine to decide later.",
+                    "A lot of people in a similar situation find it useful to talk it through with a friend too.",
+                    "I'd keep expectations modest at first and see how it feels after a couple of weeks.",
+                    "Writing down the pros and cons, even roughly, usually makes the choice clearer.",
+                    "Do let me know how it turns out; I'm curious.",
+                    "If anything feels overwhelming, we can always make the next step smaller.",
+                    "It's worth celebrating the small wins along the way.",
+                    "Having a routine around it tends to make it much easier to keep going.",
+                    "You clearly care about getting this right, which is a good sign.",
+                    "I can draft a checklist for you whenever it would help.",
+                    "Try not to compare your progress with other people's; everyone starts somewhere different.",
+                    "When you have a moment, a quick note of what worked and what didn't would help next time.",
+                    "It sounds like a busy stretch, so be kind to yourself about the pace.",
+                    "There are usually more options than it first seems; we can look at a few together.",
+                    "A bit of planning now will probably save you time later on.",
+                    "If the first attempt doesn't go to plan, that's useful information rather than a failure.",
+                    "Let me know if you'd like reminders, a summary, or just someone to think out loud with."]
 USER_OPEN = ["Hi! Got a minute?", "Morning! Quick catch-up before work.", "Hey, it's me again.", "Evening! Long day.",
              "Hi there, I need a hand with something later, but first some news.", "Hello again!",
              "Hey, I've got a few things to tell you.", "Hi, back again with an update."]
@@ -215,15 +235,15 @@ HELP_FILL = ["mushrooms", "spinach", "courgettes", "chickpeas", "peppers", "leek
              "astronomy", "hiking", "crosswords"]
 
 # something the assistant recommends by name: (what the user asks for, kind, how the assistant names it)
-RECOMMEND = [("a novel to read on holiday", "novel", "I'd suggest '{title}', a {adj} novel by {author}. People who like "
+RECOMMEND = [("a novel to read on my trip to {city}", "novel", "I'd suggest '{title}', a {adj} novel by {author}. People who like "
               "slow, character-driven stories tend to love it."),
              ("a day hike near {city}", "trail", "Try the {title} trail outside {city}: about {n} kilometres, mostly "
               "gentle, with a good view at the top."),
-             ("a podcast for my commute", "podcast", "'{title}' is a good one, hosted by {author}. The episodes are "
+             ("a podcast for the long drive to {city}", "podcast", "'{title}' is a good one, hosted by {author}. The episodes are "
               "around forty minutes, which suits a commute."),
-             ("a board game for a family evening", "board game", "'{title}' works well for families: quick to learn, "
+             ("a board game for an evening with my cousins from {city}", "board game", "'{title}' works well for families: quick to learn, "
               "forty-five minutes a game, up to six players."),
-             ("a film for a cosy night in", "film", "How about '{title}', directed by {author}? It's warm and funny without "
+             ("a film for a cosy night in after my trip to {city}", "film", "How about '{title}', directed by {author}? It's warm and funny without "
               "being silly.")]
 
 # tasks the assistant carries out with a tool: (request, tool name, observation, what the value is, question stem)
