@@ -614,6 +614,9 @@ def build_parser() -> argparse.ArgumentParser:
         datasets_cli = None
     if datasets_cli is not None and hasattr(datasets_cli, "register"):
         datasets_cli.register(sub)
+    from memlab.cost import cli as cost_cli
+
+    cost_cli.register(sub)  # memlab estimate
     return parser
 
 
