@@ -231,6 +231,14 @@ def ragas_recorded(src: Path, dest: Path, spec: Any, *, workers: int = 1, redo: 
     return [v for _, v in scored]
 
 
+def has_ragas_values(run_dir: Path) -> bool:
+    """Whether some answered probe of ``run_dir``'s final attempts holds ragas LLM values (the run scored them)."""
+    from memlab.harness.recorder import read_jsonl
+
+    final = final_attempts(run_dir)
+    return any(p.get("attempt") in final and isinstance(p.get("ragas_llm"), dict) for p in read_jsonl(run_dir / "probes.jsonl"))
+
+
 def clear_recorded(run_dir: Path) -> int:
     """Drop the ragas LLM values and calls of ``run_dir``'s final attempts (a re-judged copy whose new
     judge does not score them: the old values were another judge's). Returns the probes cleared."""

@@ -9,8 +9,8 @@ only the ``judge`` field of every answered probe of a final attempt with the new
 failed or superseded attempts count nowhere, so they are not judged again — a paid judge would
 bill them), swaps those attempts' judge call records for the new ones, and writes a manifest that
 names the new judge and its prompt hash and links the source run (``rejudged_from``). ragas's LLM
-metrics are judge-made too: an OpenAI-compatible new judge scores them again when the run's
-``metrics:`` ask for them (:mod:`memlab.judging.ragas_pass`), another judge leaves them empty. Metrics are
+metrics are judge-made too: when the run scored them, an OpenAI-compatible new judge scores them
+again (:mod:`memlab.judging.ragas_pass`) and another judge leaves them empty. Metrics are
 scored when the folder is loaded, so ``answer_correct`` follows the new judge; the tables and
 plots are rewritten.
 
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from memlab.judging.batch import build_judge, judge_until_stop
-from memlab.judging.ragas_pass import clear_recorded, ragas_recorded, ragas_wanted
+from memlab.judging.ragas_pass import clear_recorded, has_ragas_values, ragas_recorded, ragas_wanted
 from memlab.judging.prompts import DEFAULT_JUDGE_PROMPT, check_prompt_name, judge_inputs, judge_manifest
 from memlab.judging.recorded import call_rows, final_attempts, probe_scope, write_jsonl
 from memlab.harness.records import check_format, read_manifest
@@ -130,10 +130,11 @@ def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, pr
         if stream.name not in ("probes.jsonl", "calls.jsonl"):
             shutil.copyfile(stream, dest / stream.name)
     verdicts, model = judge_recorded(src, dest, spec, prompt, workers=workers, redo=True)
-    if ragas_wanted(spec, (manifest.get("config") or {}).get("metrics")):
-        ragas_recorded(dest, dest, spec, workers=workers, redo=True)  # ragas's LLM metrics by the new judge too
-    else:
-        clear_recorded(dest)  # values another judge made must not be credited to this one
+    if has_ragas_values(dest):  # the run scored ragas's LLM metrics: they are judge-made, so the new judge redoes them
+        if ragas_wanted(spec, (manifest.get("config") or {}).get("metrics")):
+            ragas_recorded(dest, dest, spec, workers=workers, redo=True)
+        else:
+            clear_recorded(dest)  # a judge that cannot score them: another judge's values must not be credited to it
     final = final_attempts(src)
     failed_calls = sum(1 for c in read_jsonl(dest / "calls.jsonl") if c.get("attempt") in final and not c.get("ok", True))
 
