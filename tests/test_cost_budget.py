@@ -181,3 +181,15 @@ def test_a_usd_budget_needs_every_endpoint_models_price(tmp_path: Path, server: 
     table = tmp_path / "p.yaml"
     table.write_text("my-private-model: {input: 0.5, output: 1.5}\n")
     validate_config({**data, "prices": str(table)})  # a user's table makes it known
+
+
+def test_worker_threads_share_one_budget(tmp_path: Path, server: FakeOpenAIServer) -> None:
+    """Two units in flight at once book against the same ledger: together they never send more than the cap."""
+    server.latency_s = 0.05  # calls overlap
+    cfg = _config(tmp_path, server, executor={"type": "threads", "workers": 2}, budget={"max_calls": 3})
+    runner = Runner(cfg, progress=False)
+    runner.run()
+    assert runner.status == "stopped_at_budget"
+    assert server.received <= 3
+    manifest = json.loads((runner.run_dir / "manifest.json").read_text())
+    assert manifest["budget"]["spent"]["calls"] == server.received

@@ -28,6 +28,9 @@ def print_estimate(est: Any, console: Any = None) -> None:
     from rich.table import Table
 
     console = console or (Console() if Console().is_terminal else Console(width=200))
+    if est.rows.empty:
+        console.print(f"memlab estimate: the run makes no model call (from {est.source.get('run')}): it costs nothing")
+        return
     per = est.by_strategy()
     models = list(dict.fromkeys(per["model"]))
     first = per[per["model"] == models[0]].set_index("strategy")

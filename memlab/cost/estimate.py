@@ -135,14 +135,11 @@ def play_dry_run(config: Any, *, limit: int | None = None, output_dir: str | Pat
 
 # --- reading a run -----------------------------------------------------------------------------------
 
+ROW_COLUMNS = ["model", "priced_as", "strategy", "dataset", "purpose", "calls", "input_tokens", "output_tokens",
+               "output_tokens_max", "usd", "usd_max", "tokenizer", "price_source"]
+"""The estimate's long table (``Estimate.rows``, and the CSV with the wall time added)."""
 PROBE_PHASES = ("probe", "judge")
 """Calls made per probe asked (answering, judging, ragas): scaled by probes; the others by turns."""
-
-
-def _played(frame: pd.DataFrame) -> dict[tuple[str, str], int]:
-    if frame.empty:
-        return {}
-    return {k: int(v) for k, v in frame.groupby(["strategy", "dataset"]).size().items()}
 
 
 def whole_config(config: Any) -> dict[str, dict[str, int]]:
@@ -153,18 +150,42 @@ def whole_config(config: Any) -> dict[str, dict[str, int]]:
             for _, ds in load_for_run(config.datasets, config.threads, config.limit_conversations)}
 
 
-def measured(run_dir: Path) -> tuple[pd.DataFrame, dict[str, dict[tuple[str, str], int]], Any]:
-    """The run's calls (final attempts) per strategy × dataset × purpose × driver (``probe``: made per
-    probe asked; ``turn``: the rest), with the longest unit's calls and output tokens; the turns and
-    probes played per strategy × dataset; the loaded run."""
-    from memlab.analysis.results import load_run
+@dataclass
+class Recorded:
+    """What the estimate reads from a run folder: its raw records of the final attempts (the metrics
+    are not scored: a LoCoMo-sized run is read in seconds)."""
 
-    res = load_run(run_dir)
-    calls = res.calls
-    played = {"turn": _played(res.turns), "probe": _played(res.probes)}
+    manifest: dict[str, Any]
+    calls: pd.DataFrame
+    probes: list[dict[str, Any]]
+    played: dict[str, dict[tuple[str, str], int]]
+
+
+def read_recorded(run_dir: Path) -> Recorded:
+    """The final attempts' calls and probes, and the turns and probes played per strategy × dataset."""
+    from collections import Counter
+
+    from memlab.harness.folders import finished_units
+    from memlab.harness.records import read_manifest
+    from memlab.harness.recorder import read_jsonl
+
+    manifest = read_manifest(run_dir / "manifest.json", " (is this a memlab run folder?)")
+    final = {r["attempt"] for r in finished_units(run_dir).values() if r.get("status") == "ok"}
+    calls = pd.DataFrame([c for c in read_jsonl(run_dir / "calls.jsonl") if c.get("attempt") in final])
+    probes = [{k: p.get(k) for k in ("strategy", "dataset", "context", "question", "answer")}
+              for p in read_jsonl(run_dir / "probes.jsonl") if p.get("attempt") in final]
+    turns = Counter((t["strategy"], t["dataset"]) for t in read_jsonl(run_dir / "turns.jsonl") if t.get("attempt") in final)
+    return Recorded(manifest, calls, probes, {"turn": dict(turns),
+                                              "probe": dict(Counter((p["strategy"], p["dataset"]) for p in probes))})
+
+
+def measured(run: Recorded) -> pd.DataFrame:
+    """The run's calls per strategy × dataset × purpose × driver (``probe``: made per probe asked;
+    ``turn``: the rest), with the longest unit's calls and output tokens in ``attrs``."""
+    calls = run.calls
     if calls.empty:
         return pd.DataFrame(columns=["strategy", "dataset", "purpose", "driver", "calls", "prompt_tokens",
-                                     "completion_tokens", "api_tokens"]), played, res
+                                     "completion_tokens", "api_tokens"])
     calls = calls[calls["purpose"] != "embed"]
     source = calls["token_source"] if "token_source" in calls else pd.Series("tiktoken", index=calls.index)
     phase = calls["phase"] if "phase" in calls else pd.Series("turn", index=calls.index)
@@ -176,12 +197,13 @@ def measured(run_dir: Path) -> tuple[pd.DataFrame, dict[str, dict[tuple[str, str
                                                      unit_output=("completion_tokens", "sum")).reset_index()
     longest = unit.sort_values("unit_calls").groupby("strategy").tail(1).set_index("strategy")
     grouped.attrs["longest_unit"] = longest[["unit_calls", "unit_output"]].to_dict("index")
-    return grouped, played, res
+    return grouped
 
 
-def tokenizer_ratio(res: Any, model: str) -> tuple[float, str]:
+def tokenizer_ratio(run: Recorded, model: str) -> tuple[float, str]:
     """Tokens of ``model``'s tokenizer per cl100k token, measured on the run's own texts (contexts,
-    questions, answers); 1.0 for a cl100k model or one whose tokenizer memlab does not know."""
+    questions, answers, up to :data:`TEXT_SAMPLE_CHARS`); 1.0 for a cl100k model or one whose
+    tokenizer memlab does not know."""
     from memlab.tokens import count_tokens
 
     try:
@@ -194,16 +216,16 @@ def tokenizer_ratio(res: Any, model: str) -> tuple[float, str]:
         return 1.0, name
     if name not in ("o200k_base",):
         return 1.0, f"cl100k_base (no offline copy of {name})"
-    texts, size = [], 0
-    probes = res.probes
-    for col in ("context", "question", "answer"):
-        if col not in probes:
-            continue
-        for text in probes[col].dropna().astype(str).drop_duplicates():
-            texts.append(text)
-            size += len(text)
-            if size > TEXT_SAMPLE_CHARS:
-                break
+    texts: dict[str, None] = {}
+    size = 0
+    for p in run.probes:
+        for col in ("context", "question", "answer"):
+            text = p.get(col)
+            if text and text not in texts:
+                texts[text] = None
+                size += len(text)
+        if size > TEXT_SAMPLE_CHARS:
+            break
     cl = sum(count_tokens(t) for t in texts)
     other = sum(count_tokens(t, name) for t in texts)
     return (other / cl if cl else 1.0), name
@@ -238,7 +260,8 @@ def project(config: Any, run_dir: Path, models: list[str | None], *, judge_model
             output_tps: float = DEFAULT_OUTPUT_TPS) -> Estimate:
     """The estimate for each of ``models`` (None: the config's own models) from a played run."""
     book = prices or PriceBook(config.prices)
-    grouped, played, res = measured(run_dir)
+    run = read_recorded(Path(run_dir))
+    grouped, played = measured(run), run.played
     whole = whole_config(config)
     rows, walls, notes = [], [], []
     scale: dict[tuple[str, str, str], float] = {}
@@ -256,7 +279,7 @@ def project(config: Any, run_dir: Path, models: list[str | None], *, judge_model
             name = _priced_model(config, g.purpose, model, judge_model)
             price = book.get(name) if name else book.get(None)
             if name and name not in ratios:
-                ratios[name] = tokenizer_ratio(res, name)
+                ratios[name] = tokenizer_ratio(run, name)
             ratio = ratios[name][0] if name and g.api_tokens < 0.5 else 1.0  # api-reported tokens are the model's own
             f = scale.get((g.strategy, g.dataset, g.driver), 1.0)
             calls = g.calls * f
@@ -273,10 +296,11 @@ def project(config: Any, run_dir: Path, models: list[str | None], *, judge_model
                 notes.append(f"no price for {name!r}: give a price table (--prices)")
         walls.append(wall_time(config, [r for r in rows if r["model"] == label], grouped.attrs.get("longest_unit", {}),
                                label, latency_s, output_tps))
-    frame = pd.DataFrame(rows)
-    source = {"run": str(run_dir), "run_id": res.manifest.get("run_id"), "models": res.manifest.get("models"),
-              "code_version": res.manifest.get("code_version"),
-              "datasets": [f"{d.get('name')}@{d.get('hash')}" for d in res.manifest.get("datasets") or []],
+    frame = pd.DataFrame(rows, columns=ROW_COLUMNS)
+    manifest = run.manifest
+    source = {"run": str(run_dir), "run_id": manifest.get("run_id"), "models": manifest.get("models"),
+              "code_version": manifest.get("code_version"),
+              "datasets": [f"{d.get('name')}@{d.get('hash')}" for d in manifest.get("datasets") or []],
               "prices": book.sources(), "latency_s": latency_s, "output_tps": output_tps}
     return Estimate(frame, pd.DataFrame(walls), source, list(dict.fromkeys(notes)))
 

@@ -285,11 +285,10 @@ class Runner:
             stop = _budget_stop(exc)
             if stop is not None:  # a clean stop: the unit in flight has no end record, --resume redoes it
                 status, self.budget_stop = "stopped_at_budget", redact_text(str(stop))
-            elif not _must_abort(exc):
-                status, abort_error = "failed", redact_text(f"{type(exc).__name__}: {exc}")
-                raise
             else:
                 status, abort_error = "failed", redact_text(f"{type(exc).__name__}: {exc}")
+                if not _must_abort(exc):
+                    raise
         finally:
             try:
                 recorder.close()
