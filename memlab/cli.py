@@ -50,6 +50,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.ray_address:
             executor["ray_address"] = args.ray_address
         overrides["executor"] = executor
+    if args.budget:
+        from memlab.cost.budget import parse_budget_flags
+
+        overrides["budget"] = parse_budget_flags(args.budget, load_config(args.config).budget).model_dump()
+    if args.prices:
+        overrides["prices"] = args.prices
     config = load_config(args.config, overrides)
     t0 = time.perf_counter()
     runner = Runner(config, run_dir=args.resume or args.run_dir, resume=bool(args.resume), progress=not args.no_progress)
@@ -73,6 +79,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                       f"fix the cause and resume with --resume {runner.run_dir})[/red]")
         return EXIT_CODES["failed"]
     wall = time.perf_counter() - t0
+    if runner.budget_stop:
+        console.print(f"[yellow]stopped at the budget: {runner.budget_stop}[/yellow]\n[yellow]resume with a larger budget: "
+                      f"memlab run {args.config} --resume {run_dir} --budget max_usd=…[/yellow]")
     files = write_report(run_dir, console=console)
     from memlab.analysis.results import load_run
 
@@ -507,6 +516,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--executor", choices=["auto", "serial", "processes", "threads", "ray"],
                    help="how units run: auto picks serial (1 worker), threads (endpoint models) or processes")
     p.add_argument("--ray-address", help="run units as tasks on this Ray cluster (implies --executor ray)")
+    p.add_argument("--budget", action="append", metavar="KEY=VALUE",
+                   help="stop before the call that would cross a limit: max_usd=2, max_tokens=500000, max_calls=1000 "
+                        "(repeatable; over the config's `budget:`; docs/cost.md)")
+    p.add_argument("--prices", metavar="FILE", help="price table (YAML/CSV, USD per million tokens) before LiteLLM's map")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(fn=_cmd_run)
 
@@ -605,6 +618,9 @@ def build_parser() -> argparse.ArgumentParser:
         datasets_cli = None
     if datasets_cli is not None and hasattr(datasets_cli, "register"):
         datasets_cli.register(sub)
+    from memlab.cost import cli as cost_cli
+
+    cost_cli.register(sub)  # memlab estimate
     return parser
 
 

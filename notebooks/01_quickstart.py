@@ -82,3 +82,22 @@ Image(filename=str(plot_recall_vs_tokens(res, Path(run_dir) / "recall_vs_tokens.
 
 # %%
 res.memory_ops[["strategy", "turn_id", "op", "text", "source_turn_ids"]].head(10)
+
+# %% [markdown]
+# ## What would this cost with a real model?
+#
+# `memlab estimate` (docs/cost.md) projects a config's calls, tokens, cost range and wall time for
+# named models from an offline dry run — and this run *is* one (every role on the offline stand-in,
+# tokens counted on the exact prompts). Given the whole `evals/default.yaml`, it scales this slice's
+# calls to all of the config's users (per-turn calls by turns, per-probe calls by probes). USD:
+# typical (the stand-in's output lengths) to max (every call's output at its `max_tokens`), prices
+# from LiteLLM's offline map. The command line does the same: `memlab estimate evals/default.yaml
+# --model gpt-4o-mini --model gpt-4o`.
+
+# %%
+estimate = memlab.estimate(memlab.load_config(config_path), ["gpt-4o-mini", "gpt-4o"], run_dir=run_dir)
+print("; ".join(estimate.notes))
+estimate.by_strategy().round(4)
+
+# %%
+estimate.totals()[["model", "calls", "input_tokens", "output_tokens", "usd", "usd_max", "wall_s", "wall_bound"]].round(3)

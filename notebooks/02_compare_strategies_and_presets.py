@@ -101,3 +101,15 @@ one_pair[["category", "metric", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_h
 
 # %%
 res.cost().filter(regex="^tokens_").round(0)
+
+# %% [markdown]
+# What the same comparison would cost with a real model, per strategy and purpose (docs/cost.md):
+# projected from this run (a dry run on the offline stand-in) to every user of the config, for two
+# models; USD typical – max (output at `max_tokens`). Presets that make more calls per turn
+# (`agent_chat`'s summaries and entity updates) show it here before any key is spent.
+
+# %%
+estimate = memlab.estimate(config.model_copy(update={"limit_conversations": None}), ["gpt-4o-mini", "gpt-4o"],
+                           run_dir=run_dir)
+print("; ".join(estimate.notes))
+estimate.rows.pivot_table(index=["strategy", "purpose"], columns="model", values="usd", aggfunc="sum").round(4)

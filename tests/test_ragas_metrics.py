@@ -230,3 +230,51 @@ def test_llm_ragas_metric_failures_are_recorded_without_the_key(tmp_path: Path, 
         if f.is_file():
             assert "sk-secret-ragas" not in f.read_text(errors="replace"), f.name  # ...and written nowhere
     assert re.search(r"400|bad request", json.dumps(p1["ragas_llm"]["errors"]), re.I)
+
+
+@pytest.mark.slow
+def test_llm_ragas_metrics_are_model_calls_recorded_cached_and_replayed_without_a_request(
+        tmp_path: Path, server: FakeOpenAIServer) -> None:
+    """Every ragas LLM call goes through memlab's model layer: in calls.jsonl (purpose ragas, scoped to
+    its probe), in the record/replay cache, in the cost table; replay-strict then asks nothing."""
+    server.responder = ragas_responder
+    server.default_fields = {"answer": "Ana lives in Lisbon.", "correct": "True", "abstained": "False"}
+    cache = tmp_path / "judge-cache.jsonl"
+    judge = {"provider": "openai", "model": "gpt-4o-mini", "base_url": server.base_url, "max_attempts": 1,
+             "cache": {"mode": "record", "path": str(cache)}}
+    metrics = ["evidence_recall", "ragas_faithfulness", "ragas_llm_context_recall", "ragas_answer_correctness"]
+    recorded = load_run(Runner(_config(tmp_path, judge=judge, metrics=metrics, name="rec",
+                                       strategies=[{"name": "full_context"}]), progress=False).run())
+    calls = recorded.calls
+    ragas_calls = calls[calls["purpose"] == "ragas"]
+    answered = recorded.probes[recorded.probes["answer"].notna() & recorded.probes["gold"].map(bool)]
+    # per answered probe: context recall 1, faithfulness 2 (statements, verdicts), answer correctness 3
+    assert len(ragas_calls) == 6 * len(answered) > 0
+    assert set(ragas_calls["phase"]) == {"judge"} and ragas_calls["probe_id"].notna().all()
+    assert set(ragas_calls["signature"]) >= {"ragas.StatementGeneratorOutput", "ragas.NLIStatementOutput",
+                                             "ragas.ContextRecallOutput", "ragas.ClassificationWithReason"}
+    assert (ragas_calls["prompt_tokens"] > 0).all()
+    assert recorded.cost().loc["full_context", "tokens_ragas_per_conv"] > 0
+    cached = [json.loads(line) for line in cache.read_text().splitlines()]
+    assert sum(1 for e in cached if e.get("purpose") == "ragas") > 0
+
+    asked = server.received
+    replay = {**judge, "cache": {"mode": "replay-strict", "path": str(cache)}}
+    replayed = load_run(Runner(_config(tmp_path, judge=replay, metrics=metrics, name="replay",
+                                       strategies=[{"name": "full_context"}]), progress=False).run())
+    assert server.received == asked  # not one request: judge and ragas calls all replayed
+    for name in ("ragas_faithfulness", "ragas_llm_context_recall", "ragas_answer_correctness"):
+        assert replayed.probes[name].tolist() == pytest.approx(recorded.probes[name].tolist(), nan_ok=True)
+    again = replayed.calls[replayed.calls["purpose"] == "ragas"]
+    assert len(again) == len(ragas_calls) and again["cached"].all()
+
+
+def test_the_run_pipeline_scores_no_ragas_metric_itself() -> None:
+    """ragas's LLM metrics are a judging pass: the unit player imports no ragas code, and the names the
+    pass writes are the metrics the analysis side reads."""
+    from memlab.analysis.ragas_metrics import LLM_METRICS as READ
+    from memlab.judging.ragas_pass import LLM_METRICS as WRITTEN
+
+    assert READ == WRITTEN
+    units = (ROOT / "memlab" / "harness" / "units.py").read_text()
+    assert "ragas_metrics" not in units and "RagasJudge" not in units

@@ -23,6 +23,11 @@ from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.test_reliability import PLUGIN, _config, _dataset
 
 
+JUDGE_ONLY = ["evidence_recall", "answer_correct"]
+"""The judge's metric without ragas's LLM metrics: this fake endpoint answers judge prompts only, and
+ragas's calls (a pass of their own, tests/test_ragas_metrics.py) would fail and count as failed calls."""
+
+
 @pytest.fixture(scope="module")
 def judge_server() -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer() as s:
@@ -35,7 +40,8 @@ def judged_run(tmp_path_factory, judge_server) -> Path:
     tmp = tmp_path_factory.mktemp("judged")
     cfg = _config(tmp, _dataset(tmp), strategies=[{"name": "full_context"}],
                   judge={"provider": "openai", "model": "judge", "base_url": judge_server.base_url,
-                         "api_key_env": "MEMLAB_TEST_NO_KEY", "max_attempts": 1, "retry_base_delay_s": 0})
+                         "api_key_env": "MEMLAB_TEST_NO_KEY", "max_attempts": 1, "retry_base_delay_s": 0},
+                  metrics=JUDGE_ONLY)
     judge_server.default_fields = {"correct": "False", "abstained": "False"}
     run = Runner(cfg, progress=False).run()
     res = load_run(run)
@@ -134,7 +140,8 @@ def test_a_run_judges_after_its_units_and_a_resume_rejudges_failed_verdicts_with
     resume, which plays no unit again."""
     cfg = _config(tmp_path, _dataset(tmp_path), strategies=[{"name": "full_context"}],
                   judge={"provider": "openai", "model": "judge", "base_url": judge_server.base_url,
-                         "api_key_env": "MEMLAB_TEST_NO_KEY", "max_attempts": 1, "retry_base_delay_s": 0})
+                         "api_key_env": "MEMLAB_TEST_NO_KEY", "max_attempts": 1, "retry_base_delay_s": 0},
+                  metrics=JUDGE_ONLY)
     judge_server.default_fields = {"correct": "True", "abstained": "False"}
     judge_server.mode = {"status": 500}
     try:

@@ -12,8 +12,10 @@ probe record like memlab's own metrics:
   exact match, ROUGE-L, semantic similarity on memlab's local MiniLM embeddings) are scored when
   a run is read, like every other metric: they need no model and no network.
 * The **LLM** metrics (LLM context recall, faithfulness, answer correctness) need a judge model.
-  They are scored while the run plays, only when ``judge:`` is an OpenAI-compatible endpoint, and
-  stored in the probe record (``ragas_llm``) so reading a run never calls a model.
+  They are scored by a pass over the recorded answers after the units, through memlab's model
+  layer (:mod:`memlab.judging.ragas_pass`: recorded, cached, rate-limited, budgeted), only when
+  ``judge:`` is an OpenAI-compatible endpoint, and stored in the probe record (``ragas_llm``), so
+  reading a run never calls a model. This module only reads those values.
 
 ragas is an optional dependency (``memlab[ragas]``), imported on first use only. Without it the
 ragas metrics score None (not applicable), and a config or report that names one fails with the
@@ -34,6 +36,7 @@ from memlab.analysis.metric_registry import Probe, Value, metric
 
 INSTALL_HINT = "it needs ragas: pip install 'memlab[ragas]'"
 LLM_METRICS = ("ragas_llm_context_recall", "ragas_faithfulness", "ragas_answer_correctness")
+"""The LLM metrics' names: the keys :mod:`memlab.judging.ragas_pass` writes into ``ragas_llm``."""
 
 
 # --- loading ragas ------------------------------------------------------------------------------
@@ -129,26 +132,11 @@ def use_embedding_cache(path: str | os.PathLike | None) -> Any:
     return emb.embedder
 
 
-@functools.cache
 def local_embeddings() -> Any:
     """memlab's local MiniLM embedder as a ragas embeddings object (no download, cached vectors)."""
-    from memlab.embeddings import shared_embedder
+    from memlab.embeddings.ragas import ragas_embeddings
 
-    class MemlabEmbeddings(_ragas().BaseRagasEmbedding):
-        """all-MiniLM-L6-v2 through :func:`memlab.embeddings.shared_embedder`, whose cache makes a
-        text seen by a run (or an earlier probe) free to embed again."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.embedder = shared_embedder()
-
-        def embed_text(self, text: str, **kwargs: Any) -> list[float]:
-            return self.embedder.embed([text])[0].tolist()
-
-        async def aembed_text(self, text: str, **kwargs: Any) -> list[float]:
-            return self.embed_text(text)
-
-    return MemlabEmbeddings()
+    return ragas_embeddings()
 
 
 # --- per-probe inputs ---------------------------------------------------------------------------
@@ -160,13 +148,6 @@ def references(gold: Sequence[Sequence[str]], gold_match: str) -> list[str]:
     if gold_match == "all":
         return [", ".join(forms[0] for forms in gold if forms)]
     return [form for forms in gold for form in forms]
-
-
-def reference_text(gold: Sequence[Sequence[str]], gold_match: str) -> str:
-    """The gold answer as one text for the LLM metrics (the form memlab's own judge is shown)."""
-    if gold_match == "all":
-        return " and ".join(forms[0] for forms in gold if forms)
-    return " | ".join(form for forms in gold for form in forms)
 
 
 def contexts(p: Probe) -> list[str]:
@@ -391,66 +372,3 @@ for _name, _fn, _description in _NON_LLM:
 for _name, _description in _LLM:
     metric(_name, _description + "; needs an OpenAI-compatible `judge:`", higher_is_better=True,
            requires=require_ragas, scores_answer=_name in _ON_ANSWER)(_llm_metric(_name))
-
-
-# --- the LLM metrics, scored while the run plays ------------------------------------------------
-
-class RagasJudge:
-    """ragas's LLM metrics through an OpenAI-compatible client pointed at the run's judge endpoint."""
-
-    def __init__(self, spec: Any) -> None:
-        self.spec = spec
-
-    @classmethod
-    def for_run(cls, spec: Any, metrics: Sequence[str] | None) -> RagasJudge | None:
-        """The judge for a run, or None: no OpenAI-compatible judge, no LLM ragas metric asked for
-        (``metrics:`` given without one), or ragas missing (a run that asked for one was refused
-        when its config was read)."""
-        if spec is None or spec.provider != "openai":
-            return None
-        if metrics is not None and not set(metrics) & set(LLM_METRICS):
-            return None
-        return cls(spec) if ragas_problem() is None else None
-
-    def score(self, *, question: str, answer: str, contexts: Sequence[str], gold: Sequence[Sequence[str]],
-              gold_match: str, evidence_texts: Sequence[str]) -> dict[str, Any]:
-        """Each LLM metric's value (None where it failed, with the reason under ``errors``)."""
-        return _run(self._score(question, answer, list(contexts), reference_text(gold, gold_match)))
-
-    async def _score(self, question: str, answer: str, retrieved: list[str], reference: str) -> dict[str, Any]:
-        import httpx
-        from openai import AsyncOpenAI
-        from ragas.llms import llm_factory
-        from ragas.metrics.collections import AnswerCorrectness, ContextRecall, Faithfulness
-
-        from memlab.redact import redact_text
-
-        spec = self.spec
-        client = AsyncOpenAI(
-            base_url=spec.base_url, api_key=os.environ.get(spec.api_key_env) or "unused",
-            timeout=httpx.Timeout(spec.timeout_s, connect=spec.connect_timeout_s), max_retries=spec.max_attempts - 1)
-        llm = llm_factory(spec.model or "gpt-4o-mini", client=client, temperature=spec.temperature)
-        ctx = retrieved or [""]
-        jobs = {
-            "ragas_llm_context_recall": ContextRecall(llm=llm).ascore(
-                user_input=question, retrieved_contexts=ctx, reference=reference),
-            "ragas_faithfulness": Faithfulness(llm=llm).ascore(user_input=question, response=answer, retrieved_contexts=ctx),
-            "ragas_answer_correctness": AnswerCorrectness(llm=llm, embeddings=local_embeddings()).ascore(
-                user_input=question, response=answer, reference=reference),
-        }
-        try:
-            results = await asyncio.gather(*jobs.values(), return_exceptions=True)
-        finally:
-            await client.close()
-        out: dict[str, Any] = {}
-        errors: dict[str, str] = {}
-        for name, res in zip(jobs, results):
-            if isinstance(res, BaseException):
-                out[name] = None
-                errors[name] = redact_text(f"{type(res).__name__}: {res}")[:500]
-            else:
-                value = res.value
-                out[name] = None if value is None or value != value else float(value)  # NaN: ragas found nothing to score
-        if errors:
-            out["errors"] = errors
-        return out

@@ -152,6 +152,7 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
         table.add_row("[dim]ceiling[/dim]", *ceiling, "", "", "", "", "", *[_ceiling_cell(summary, c) for c, _, _ in answers],
                       end_section=True)
     console.print(table)
+    print_cost_table(res, console)
     failed = (res.manifest.get("units") or {}).get("failed") or []
     if failed:
         console.print(f"[red]{len(failed)} conversation(s) failed:[/red]")
@@ -165,10 +166,46 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
     if status != "completed":
         if res.manifest.get("rejudged_from"):  # its records come from another run: only judging again can help
             hint = "judge it again with `memlab rejudge`"
+        elif status == "stopped_at_budget":
+            spent = (res.manifest.get("budget") or {}).get("spent") or {}
+            hint = (f"spent ${spent.get('usd', 0):,.4f}, {spent.get('tokens', 0):,} tokens, {spent.get('calls', 0):,} calls; "
+                    f"resume with a larger budget: `memlab run ... --resume {res.path} --budget max_usd=…`")
         else:  # a resume redoes failed, unfinished and failed-call units
             hint = f"resume with `memlab run ... --resume {res.path}`"
         console.print(f"[yellow]run status: {status} — {hint}[/yellow]")
     return summary
+
+
+def print_cost_table(res: RunResults, console: Any = None) -> pd.DataFrame | None:
+    """What the run's endpoint calls cost per strategy (only for a run that reached an endpoint:
+    replayed and offline calls are free): calls, prompt tokens (of which served from the
+    provider's prompt cache), completion tokens and USD, per conversation and in total."""
+    from rich.table import Table
+
+    calls = res.calls
+    if calls.empty or not _billed(calls):
+        return None
+    cost = res.cost()
+    n_conv = res.conversations_per_strategy()
+    table = Table(title="model calls and cost (endpoint calls; cached input at the cached rate)", title_style="bold")
+    for col in ("strategy", "calls/conv", "input tok/conv", "cached tok/conv", "output tok/conv", "$/conv", "$ total"):
+        table.add_column(col, justify="left" if col == "strategy" else "right")
+    for strategy, row in cost.iterrows():
+        usd = row.get("usd_per_conv")
+        total = usd * n_conv.get(strategy, 0) if usd == usd and usd is not None else float("nan")
+        table.add_row(str(strategy), f"{row.get('calls_per_conv', 0):,.1f}", f"{row.get('prompt_tokens_per_conv', 0):,.0f}",
+                      f"{row.get('cached_tokens_per_conv', 0):,.0f}", f"{row.get('completion_tokens_per_conv', 0):,.0f}",
+                      "?" if usd != usd or usd is None else f"{usd:,.4f}", "?" if total != total else f"{total:,.4f}")
+    table.caption = "prices: " + "; ".join(res.price_book().sources()) + " · ? = no price for a model"
+    _console(console).print(table)
+    return cost
+
+
+def _billed(calls: pd.DataFrame) -> bool:
+    from memlab.cost.prices import is_billable
+
+    cached = calls["cached"].fillna(False).astype(bool) if "cached" in calls else pd.Series(False, index=calls.index)
+    return any(is_billable({"model": m}) for m in set(calls.loc[~cached, "model"].astype(str)))
 
 
 def judge_coverage(res: RunResults) -> pd.DataFrame:

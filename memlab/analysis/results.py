@@ -222,30 +222,70 @@ class RunResults:
                 counts[strategy] = counts.get(strategy, 0) + len(rec.get("conversation_ids") or [rec.get("conversation_id")])
         return pd.Series(counts, dtype=float)
 
-    def cost(self) -> pd.DataFrame:
-        """Per strategy: model tokens and calls per conversation, split by purpose.
+    def cost(self, prices: Any = None) -> pd.DataFrame:
+        """Per strategy: model tokens and calls per conversation, split by purpose, and what they cost.
 
         Prompt / completion tokens and calls count chat calls; the embedding requests an external
         library sends to memlab's endpoint (purpose ``embed``) are only in ``tokens_embed`` — memlab's
-        own strategies embed in-process, uncounted, so totals compare like with like."""
+        own strategies embed in-process, uncounted, so totals compare like with like.
+        ``cached_tokens`` are the prompt tokens the endpoint served from its prompt cache.
+        ``usd_per_conv`` prices the calls that reached an endpoint (not replayed from memlab's cache,
+        not the offline stand-in, which costs nothing) with ``prices`` (a
+        :class:`~memlab.cost.prices.PriceBook`; default: the run config's ``prices:`` table, then
+        LiteLLM's offline map), cached tokens at the cached rate; NaN where a model has no price."""
         calls = self.calls
         n_conv = self.conversations_per_strategy()
         if calls.empty:
             return pd.DataFrame(index=pd.Index(self.strategies, name="strategy"))
-        calls = calls.assign(tokens=calls["prompt_tokens"] + calls["completion_tokens"])
+        if "cached_tokens" not in calls:
+            calls = calls.assign(cached_tokens=0)
+        calls = calls.assign(tokens=calls["prompt_tokens"] + calls["completion_tokens"],
+                             cached_tokens=calls["cached_tokens"].fillna(0), usd=self._call_usd(calls, prices))
         by = calls.pivot_table(index="strategy", columns="purpose", values="tokens", aggfunc="sum", fill_value=0)
         by.columns = [f"tokens_{c}" for c in by.columns]
         failed = calls.groupby("strategy")["ok"].agg(lambda s: int((~s.astype(bool)).sum())).rename("failed_calls")
         calls = calls[calls["purpose"] != "embed"]
         agg = calls.groupby("strategy").agg(
             prompt_tokens=("prompt_tokens", "sum"), completion_tokens=("completion_tokens", "sum"),
-            calls=("call_id", "count"), call_latency_s=("latency_s", "sum"),
+            cached_tokens=("cached_tokens", "sum"), calls=("call_id", "count"), call_latency_s=("latency_s", "sum"),
+            usd=("usd", lambda s: float(s.sum(min_count=len(s))) if len(s) else 0.0),
         )
         out = agg.reindex(by.index, fill_value=0).join(failed)[
-            ["prompt_tokens", "completion_tokens", "calls", "failed_calls", "call_latency_s"]].join(by)
+            ["prompt_tokens", "completion_tokens", "cached_tokens", "calls", "failed_calls", "call_latency_s", "usd"]].join(by)
         per = out.div(n_conv.reindex(out.index).replace(0, np.nan), axis=0)
         per.columns = [f"{c}_per_conv" for c in per.columns]
         return out[["failed_calls"]].join(per).reindex(self.strategies)
+
+    def price_book(self) -> Any:
+        """The prices this run's calls are costed with: the config's ``prices:`` table (when the file
+        is still there) before LiteLLM's offline map (:class:`memlab.cost.prices.PriceBook`)."""
+        from memlab.cost.prices import PriceBook, PriceTableError
+
+        table = (self.manifest.get("config") or {}).get("prices")
+        try:
+            return PriceBook(table if table and Path(table).is_file() else None)
+        except PriceTableError:
+            return PriceBook()
+
+    def _call_usd(self, calls: pd.DataFrame, prices: Any) -> pd.Series:
+        """Each call's price in USD: 0 for a replayed or offline call, NaN for a model without a price."""
+        from memlab.cost.prices import is_billable
+
+        prices = prices if prices is not None else self.price_book()
+        out = pd.Series(0.0, index=calls.index)
+        cached = calls["cached"].fillna(False).astype(bool) if "cached" in calls else pd.Series(False, index=calls.index)
+        for model, rows in calls[~cached].groupby(calls["model"].astype(str)):  # one price lookup per model
+            if not is_billable({"model": model}):
+                continue
+            price = prices.get(model)
+            if price is None:
+                out[rows.index] = np.nan
+                continue
+            prompt, completion = rows["prompt_tokens"].fillna(0), rows["completion_tokens"].fillna(0)
+            hit = np.minimum(rows["cached_tokens"].fillna(0).clip(lower=0), prompt)  # Price.cost, by column
+            rate = price.input if price.cached_input is None else price.cached_input
+            out[rows.index] = (prompt - hit) * price.input + hit * rate + completion * price.output
+        return out
 
     @property
     def intervals(self) -> Intervals:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from memlab.cost.budget import BudgetSpec
 from memlab.judging.defaults import DEFAULT_JUDGE_PROMPT
 from memlab.llm.base import ModelSpec
 from memlab.llm.types import ROLE_PURPOSES
@@ -160,6 +161,11 @@ class RunConfig(BaseModel):
     output_dir: str = "results"
     executor: ExecutorSpec = Field(default_factory=ExecutorSpec, description="Serial, parallel or Ray execution of units.")
     gate: GateSpec = Field(default_factory=GateSpec, description="Tolerances of the regression gate (`memlab check`).")
+    budget: BudgetSpec = Field(default_factory=BudgetSpec, description="Spending limits on endpoint calls "
+                               "(max_usd, max_tokens, max_calls): the run stops before the call that would cross one "
+                               "(docs/cost.md). Not part of the fingerprint: resume a stopped run with a larger budget.")
+    prices: str | None = Field(default=None, description="A price table (YAML or CSV, USD per million tokens) used "
+                               "before LiteLLM's offline price map, for budgets, cost tables and estimates (docs/cost.md).")
 
     @field_validator("name")
     @classmethod
@@ -197,7 +203,14 @@ class RunConfig(BaseModel):
     def _judge_once(self) -> RunConfig:
         if self.judge is not None and "judge" in self.models:
             raise ValueError("give the judge either as `judge:` or as `models: {judge: ...}`, not both")
+        if self.budget.active() and self.executor.ray_address:
+            raise ValueError("budget: a Ray cluster's workers cannot share the run's spend ledger (a file in the run "
+                             "folder); run a budgeted run on this machine (executor threads, processes, or a local ray)")
         return self
+
+    def model_specs(self) -> list[ModelSpec]:
+        """Every model the run may call: the default, the per-role ones and the judge."""
+        return [self.model, *self.models.values(), *([self.judge] if self.judge else [])]
 
     def judge_spec(self) -> ModelSpec | None:
         return self.judge or self.models.get("judge")
@@ -264,8 +277,17 @@ class RunConfig(BaseModel):
         load_plugins(self.plugins)
         for backend, options in self.store_options.items():
             validate_store_spec({"type": backend, **options}, f"store_options.{backend}")
-        for spec in [self.model, *self.models.values(), *([self.judge] if self.judge else [])]:
+        for spec in self.model_specs():
             MODELS.get(spec.provider)
+        if self.prices is not None or (self.budget.max_usd is not None and
+                                       any(s.provider != "offline" for s in self.model_specs())):
+            from memlab.cost.prices import PriceBook
+
+            book = PriceBook(self.prices)  # a malformed table fails here, naming its file and entry
+            if self.budget.max_usd is not None:
+                for spec in self.model_specs():
+                    if spec.provider != "offline" and spec.model:
+                        book.require(spec.model, "budget.max_usd needs every endpoint model's price")
 
 
 class ConfigError(ValueError):

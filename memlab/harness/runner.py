@@ -15,8 +15,10 @@ Outcomes (``memlab run``'s exit status in brackets): a run whose every unit fini
 model call answered is ``completed`` (0); one with failed units or failed calls is
 ``completed_with_failures`` (3; tables mark the affected rows); a run stopped by a fault no unit
 can survive (an endpoint that is down, a full disk, a file-size limit, a crashed worker, any
-unexpected error) is ``failed`` (1); Ctrl-C makes it ``interrupted`` (130). A run folder is locked
-while a run or resume holds it.
+unexpected error) is ``failed`` (1); one stopped before the call that would cross its budget
+(:mod:`memlab.cost.budget`) is ``stopped_at_budget`` (4; the manifest's ``budget`` holds the
+spend; resume it with a larger budget); Ctrl-C makes it ``interrupted`` (130). A run folder is
+locked while a run or resume holds it.
 
 A resume must continue the same experiment: another config (strategies, datasets, models, judge,
 store options, seed, limit) or other memlab code (:func:`memlab.harness.provenance.source_hash`) is
@@ -47,7 +49,7 @@ from memlab.harness.recorder import RunLock, RunRecorder, read_jsonl, write_json
 from memlab.redact import redact, redact_text
 from memlab.harness.units import Unit, now_iso, plan_units
 
-EXIT_CODES = {"completed": 0, "completed_with_failures": 3, "failed": 1, "interrupted": 130}
+EXIT_CODES = {"completed": 0, "completed_with_failures": 3, "failed": 1, "interrupted": 130, "stopped_at_budget": 4}
 """`memlab run` exit status by run status: a CI job fails on anything but a complete, failure-free run."""
 
 
@@ -123,6 +125,8 @@ class Runner:
     def __init__(self, config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = False,
                  progress: bool = True, executor: Any = None) -> None:
         self.config = validate_config(config)
+        self.budget_stop: str | None = None
+        """Why the run stopped at its budget (None: it did not)."""
         self.resume = resume
         self.progress = progress
         self.executor = executor or make_executor(self.config)
@@ -239,8 +243,9 @@ class Runner:
     def _run_locked(self) -> Path:
         manifest = self._prepare_manifest()
         typed = {t.name if hasattr(t, "spec") else t["name"]: t for t in self.config.typed_strategies()}
+        ledger, spend = self._budget(manifest)
         job = UnitJob(self.config, {ds.name: ds for _, ds in self.datasets}, typed,
-                      self.run_dir, manifest["run_uid"], self.run_id)
+                      self.run_dir, manifest["run_uid"], self.run_id, budget=ledger)
         models = redact(self.executor.models_manifest(job))
         if self.resume:
             old, new = _model_labels(manifest.get("models") or {}), _model_labels(models)
@@ -263,26 +268,30 @@ class Runner:
         progress = _progress(self.progress)
         try:
             with progress:
-                task = progress.add_task(self.config.name, total=sum(u.turns for u in todo))
+                task = progress.add_task(self.config.name, total=sum(u.turns for u in todo), spend=spend.label())
 
                 def on_end(end: UnitEvent) -> None:
-                    progress.update(task, description=f"{self.config.name} · {end.strategy} · {end.namespace}")
+                    progress.update(task, description=f"{self.config.name} · {end.strategy} · {end.namespace}",
+                                    spend=spend.label())
 
                 with quiet_gc():
-                    self.executor.run(todo, job, recorder.write, lambda n: progress.advance(task, n), on_end)
+                    self.executor.run(todo, job, spend.counting(recorder.write), lambda n: progress.advance(task, n), on_end)
             recorder.close()  # every unit's records are on disk before the judge reads them
             if self.config.judge_spec() is not None:
-                self._judge_pass()
+                self._judge_pass(ledger)
         except KeyboardInterrupt:
             status = "interrupted"
             raise
         except Exception as exc:
             from memlab.harness.units import _must_abort
 
-            if not _must_abort(exc):
+            stop = _budget_stop(exc)
+            if stop is not None:  # a clean stop: the unit in flight has no end record, --resume redoes it
+                status, self.budget_stop = "stopped_at_budget", redact_text(str(stop))
+            else:
                 status, abort_error = "failed", redact_text(f"{type(exc).__name__}: {exc}")
-                raise
-            status, abort_error = "failed", redact_text(f"{type(exc).__name__}: {exc}")
+                if not _must_abort(exc):
+                    raise
         finally:
             try:
                 recorder.close()
@@ -294,20 +303,50 @@ class Runner:
                 shared_embedder(self.config.embedding_cache).save()
             except OSError:
                 pass
+            if ledger is not None:
+                manifest["budget"] = self._budget_manifest(ledger)
             self._finalize(manifest, status, abort_error)
         if abort_error is not None:
             raise RunAborted(f"run stopped: {abort_error} (manifest status 'failed'; fix the cause and "
                              f"resume with --resume {self.run_dir})")
         return self.run_dir
 
-    def _judge_pass(self) -> None:
-        """Judge the recorded answers of the final attempts that have no verdict yet (or a failed one):
-        the one judging path, shared with ``memlab rejudge`` (:func:`memlab.judging.rejudge.judge_recorded`)."""
+    def _judge_pass(self, ledger: Any = None) -> None:
+        """Judge the recorded answers of the final attempts that have no verdict yet (or a failed one),
+        then score ragas's LLM metrics on them when the run asks for those: the one judging path,
+        shared with ``memlab rejudge`` (:mod:`memlab.judging.rejudge`, :mod:`memlab.judging.ragas_pass`)."""
+        from memlab.judging.ragas_pass import ragas_recorded, ragas_wanted
         from memlab.judging.rejudge import judge_recorded
 
+        spec = self.config.judge_spec()
         workers = self.config.executor.workers if self.config.executor.type in ("threads", "auto") else 1
-        judge_recorded(self.run_dir, self.run_dir, self.config.judge_spec(), self.config.judge_prompt,
-                       workers=workers, redo=False)
+        judge_recorded(self.run_dir, self.run_dir, spec, self.config.judge_prompt, workers=workers, redo=False,
+                       budget=ledger)
+        if ragas_wanted(spec, self.config.metrics):
+            ragas_recorded(self.run_dir, self.run_dir, spec, workers=workers, redo=False, budget=ledger)
+
+    def _budget(self, manifest: dict[str, Any]) -> tuple[Any, _SpendTally]:
+        """The run's budget ledger (None without a budget), started with what earlier sessions spent,
+        and the spend tally the progress bar shows."""
+        from memlab.cost.budget import LEDGER_FILE, BudgetLedger, spend_of_rows
+        from memlab.cost.prices import PriceBook
+
+        paid = any(s.provider != "offline" for s in self.config.model_specs())
+        book = PriceBook(self.config.prices) if paid or self.config.budget.active() else None
+        spent = spend_of_rows(read_jsonl(self.run_dir / "calls.jsonl"), book) if book is not None and self.resume else None
+        tally = _SpendTally(book, spent, self.config.budget)
+        if not self.config.budget.active():
+            return None, tally
+        assert book is not None and tally.spent is not None
+        ledger = BudgetLedger(self.run_dir / LEDGER_FILE, self.config.budget, book)
+        ledger.start(tally.spent)
+        return ledger, tally
+
+    def _budget_manifest(self, ledger: Any) -> dict[str, Any]:
+        """The manifest's ``budget``: the limits of the last session, the spend so far, why it stopped."""
+        state = ledger.state()
+        return {"limits": self.config.budget.model_dump(), "spent": state.get("spent"),
+                "stopped": self.budget_stop, "prices": ledger.book.sources()}
 
     def _finalize(self, manifest: dict[str, Any], status: str, abort_error: str | None) -> None:
         ends = finished_units(self.run_dir)
@@ -337,6 +376,43 @@ class Runner:
             pass  # nothing to write it with: the status stays what the last successful write said
         finally:
             reserve.unlink(missing_ok=True)
+
+
+def _budget_stop(exc: BaseException) -> BaseException | None:
+    """The :class:`~memlab.cost.budget.BudgetExhausted` that stopped the run, if that is what ``exc`` is or carries."""
+    from memlab.cost.budget import BudgetExhausted
+    from memlab.harness.units import _causes
+
+    return next((e for e in [exc, *_causes(exc)] if isinstance(e, BudgetExhausted)), None)
+
+
+class _SpendTally:
+    """What the run has spent on endpoints so far, counted from the call records as they are
+    written (any executor), for the progress bar; empty for a run that calls no endpoint."""
+
+    def __init__(self, book: Any, spent: Any, budget: Any) -> None:
+        from memlab.cost.budget import Spend
+
+        self.book = book
+        self.spent = spent if spent is not None else (Spend() if book is not None else None)
+        self.budget = budget
+
+    def counting(self, write: Any) -> Any:
+        if self.book is None:
+            return write
+        from memlab.cost.budget import spend_of_rows
+
+        def counted(stream: str, record: Any) -> None:
+            write(stream, record)
+            if stream == "calls":
+                self.spent.add(spend_of_rows([record if isinstance(record, dict) else record.model_dump()], self.book))
+        return counted
+
+    def label(self) -> str:
+        if self.spent is None:
+            return ""
+        limit = f" of {self.budget.label()}" if self.budget.active() else ""
+        return f"spent {self.spent.label()}{limit}"
 
 
 def _failed_calls(path: Path, attempts: set[str]) -> int:
@@ -382,7 +458,8 @@ def _progress(enabled: bool) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("turns"),
-                    TimeElapsedColumn(), TimeRemainingColumn(), disable=not enabled, transient=False)
+                    TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[spend]}"),
+                    disable=not enabled, transient=False)
 
 
 def run(config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = False, progress: bool = True) -> Path:

@@ -78,7 +78,7 @@ class Workbench:
     """What playing units needs, built once per process: datasets, roles, embedder, strategies."""
 
     def __init__(self, config: Any, datasets: dict[str, Dataset], resolved: dict[str, dict[str, Any]], *,
-                 run_dir: Path, run_uid: str) -> None:
+                 run_dir: Path, run_uid: str, budget: Any = None) -> None:
         from memlab.embeddings import shared_embedder
         from memlab.llm.base import make_model
         from memlab.roles.program import MemoryRoles
@@ -95,16 +95,13 @@ class Workbench:
         def model_for(spec: Any) -> Any:
             key = spec.model_dump_json()
             if key not in built:
-                built[key] = make_model(spec, embedder=self.embedder)
+                built[key] = make_model(spec, embedder=self.embedder, budget=budget)
             return built[key]
 
         models = {"default": model_for(config.model), **{p: model_for(s) for p, s in specs.items()}}
         judge_spec = config.judge_spec()
         self.judge_model = model_for(judge_spec) if judge_spec else None
         self.roles = MemoryRoles(models)
-        from memlab.analysis.ragas_metrics import RagasJudge
-
-        self.ragas_judge = RagasJudge.for_run(judge_spec, config.metrics)
         self.strategies: dict[str, Any] = {}
         self.gold_written: dict[tuple[str, str, str], bool] = {}
         """Per (dataset, conversation, probe): whether what a context could carry from the dataset up
@@ -313,11 +310,7 @@ class UnitPlayer:
             text = ctx.text
             judge = None  # judged after the units, over the recorded answers (memlab.judging.rejudge.judge_recorded)
         evidence_texts = [texts[e] for e in probe.evidence if e in texts]
-        ragas_llm = None
-        if self.bench.ragas_judge is not None and result.answer is not None and gold:
-            ragas_llm = self.bench.ragas_judge.score(
-                question=probe.question, answer=result.answer, contexts=[line.text for line in ctx.lines],
-                gold=gold, gold_match=probe.gold_match, evidence_texts=evidence_texts)
+        ragas_llm = None  # ragas's LLM metrics too are a pass over the recorded answers (memlab.judging.ragas_pass)
         for step in result.agent_steps:
             self.emit("agent_steps", AgentStepRow(**base, probe_id=probe.id, **step.record()))
         sources = ctx.source_turn_ids()
@@ -507,7 +500,8 @@ def _must_abort(exc: BaseException) -> bool:
 
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG):
         return True
-    return type(exc).__name__ == "EndpointDown" or any(type(c).__name__ == "EndpointDown" for c in _causes(exc))
+    stops = ("EndpointDown", "BudgetExhausted")  # BudgetExhausted: memlab.cost.budget, the run's budget is reached
+    return type(exc).__name__ in stops or any(type(c).__name__ in stops for c in _causes(exc))
 
 
 def _causes(exc: BaseException) -> list[BaseException]:

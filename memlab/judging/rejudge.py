@@ -8,7 +8,9 @@ only the ``judge`` field of every answered probe of a final attempt with the new
 (contexts, answers, memory operations and the other streams are copied byte for byte; probes of
 failed or superseded attempts count nowhere, so they are not judged again — a paid judge would
 bill them), swaps those attempts' judge call records for the new ones, and writes a manifest that
-names the new judge and its prompt hash and links the source run (``rejudged_from``). Metrics are
+names the new judge and its prompt hash and links the source run (``rejudged_from``). ragas's LLM
+metrics are judge-made too: when the run scored them, an OpenAI-compatible new judge scores them
+again (:mod:`memlab.judging.ragas_pass`) and another judge leaves them empty. Metrics are
 scored when the folder is loaded, so ``answer_correct`` follows the new judge; the tables and
 plots are rewritten.
 
@@ -27,36 +29,19 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from memlab.judging.batch import build_judge, judge_all
+from memlab.judging.batch import build_judge, judge_until_stop
+from memlab.judging.ragas_pass import clear_recorded, has_ragas_values, ragas_recorded, ragas_wanted
 from memlab.judging.prompts import DEFAULT_JUDGE_PROMPT, check_prompt_name, judge_inputs, judge_manifest
-from memlab.harness.records import CallRow, check_format, read_manifest
+from memlab.judging.recorded import call_rows, final_attempts, probe_scope, write_jsonl
+from memlab.harness.records import check_format, read_manifest
 from memlab.harness.recorder import read_jsonl, write_json_atomic
-from memlab.redact import redact, redact_text
+from memlab.redact import redact
 
 
 def source_judge_spec(manifest: dict[str, Any]) -> dict[str, Any] | None:
     """The judge a run was made with (``judge:`` or ``models: {judge: ...}`` of its config), if any."""
     config = manifest.get("config") or {}
     return config.get("judge") or (config.get("models") or {}).get("judge")
-
-
-def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Rows as the recorder writes them (:func:`memlab.harness.recorder.dumps_line`: U+2028, U+2029 and
-    U+0085 escaped, so no line-oriented reader splits a record)."""
-    from memlab.harness.recorder import dumps_line
-
-    tmp = path.with_suffix(".jsonl.tmp")
-    with tmp.open("wb") as fh:
-        for row in rows:
-            fh.write(dumps_line(row))
-    tmp.replace(path)
-
-
-def final_attempts(run_dir: Path) -> set[str]:
-    """Per unit, its last attempt if that one finished ok: the records a loader counts."""
-    from memlab.harness.folders import finished_units
-
-    return {r["attempt"] for r in finished_units(run_dir).values() if r.get("status") == "ok"}
 
 
 def rejudged_status(manifest: dict[str, Any], failed_calls: int) -> str:
@@ -101,14 +86,18 @@ def rejudge(run_dir: str | Path, judge: Any = None, *, prompt: str = DEFAULT_JUD
     return dest
 
 
-def judge_recorded(src: Path, dest: Path, spec: Any, prompt: str, *, workers: int = 1, redo: bool = True
-                   ) -> tuple[list[dict[str, Any]], Any]:
+def judge_recorded(src: Path, dest: Path, spec: Any, prompt: str, *, workers: int = 1, redo: bool = True,
+                   budget: Any = None) -> tuple[list[dict[str, Any]], Any]:
     """The one judging path (issue 20): judge the recorded answers of ``src``'s final attempts with
     ``spec`` under ``prompt`` and write ``dest``'s ``probes.jsonl`` (the ``judge`` field filled) and
     ``calls.jsonl`` (the judge's calls, scoped to their probes, phase ``judge``). ``redo``: judge
     every answer (``memlab rejudge``: the earlier verdicts and judge calls are dropped); otherwise
     only answers without a verdict, or whose verdict failed (a run's judge pass, and its resume).
-    ``dest`` may be ``src``: the files are replaced atomically. Returns (the verdicts made, the model)."""
+    ``dest`` may be ``src``: the files are replaced atomically. Returns (the verdicts made, the model).
+
+    ``budget`` books the judge's endpoint calls (:mod:`memlab.cost.budget`). A fault that stops
+    every later call (the budget reached, the endpoint down) is raised after the verdicts made so
+    far and their calls are written: what was paid for is kept, and a resumed pass judges the rest."""
     probes = read_jsonl(src / "probes.jsonl")
     final = final_attempts(src)
 
@@ -118,25 +107,22 @@ def judge_recorded(src: Path, dest: Path, spec: Any, prompt: str, *, workers: in
     todo = [i for i, p in enumerate(probes) if p.get("answer") is not None and p.get("attempt") in final and pending(p)]
     items = [judge_inputs(prompt, probes[i]["question"], probes[i]["gold"], probes[i].get("gold_match") or "any",
                           probes[i].get("superseded") or [], probes[i]["answer"]) for i in todo]
-    scopes = [{k: probes[i].get(k) for k in ("run_id", "attempt", "strategy", "dataset", "conversation_id")}
-              | {"probe_id": probes[i]["probe_id"], "phase": "judge"} for i in todo]
-    model = build_judge(spec)
-    verdicts, made = judge_all(model, prompt, items, scopes=scopes, workers=workers, temperature=spec.temperature)
-    for i, verdict in zip(todo, verdicts, strict=True):
+    scopes = [probe_scope(probes[i]) for i in todo]
+    model = build_judge(spec, budget)
+    verdicts, made, stop = judge_until_stop(model, prompt, items, scopes=scopes, workers=workers,
+                                            temperature=spec.temperature)
+    judged = [(i, v) for i, v in zip(todo, verdicts, strict=True) if v is not None]
+    for i, verdict in judged:
         probes[i]["judge"] = verdict
-    _write_jsonl(dest / "probes.jsonl", probes)
-    redone = {(probes[i].get("attempt"), probes[i]["probe_id"]) for i in todo}
+    write_jsonl(dest / "probes.jsonl", probes)
+    redone = {(probes[i].get("attempt"), probes[i]["probe_id"]) for i, _ in judged}
     kept = [c for c in read_jsonl(src / "calls.jsonl")
             if c.get("purpose") != "judge" or c.get("attempt") not in final
             or (not redo and (c.get("attempt"), c.get("probe_id")) not in redone)]
-    for record in made:
-        data = record.model_dump(mode="json")
-        scope = data.pop("scope", {}) or {}
-        if data.get("error"):
-            data["error"] = redact_text(data["error"])
-        kept.append(CallRow.model_validate({**data, **scope}).model_dump(mode="json"))
-    _write_jsonl(dest / "calls.jsonl", kept)
-    return verdicts, model
+    write_jsonl(dest / "calls.jsonl", kept + call_rows(made))
+    if stop is not None:
+        raise stop
+    return [v for _, v in judged], model
 
 
 def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, prompt: str, workers: int) -> None:
@@ -144,6 +130,11 @@ def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, pr
         if stream.name not in ("probes.jsonl", "calls.jsonl"):
             shutil.copyfile(stream, dest / stream.name)
     verdicts, model = judge_recorded(src, dest, spec, prompt, workers=workers, redo=True)
+    if has_ragas_values(dest):  # the run scored ragas's LLM metrics: they are judge-made, so the new judge redoes them
+        if ragas_wanted(spec, (manifest.get("config") or {}).get("metrics")):
+            ragas_recorded(dest, dest, spec, workers=workers, redo=True)
+        else:
+            clear_recorded(dest)  # a judge that cannot score them: another judge's values must not be credited to it
     final = final_attempts(src)
     failed_calls = sum(1 for c in read_jsonl(dest / "calls.jsonl") if c.get("attempt") in final and not c.get("ok", True))
 

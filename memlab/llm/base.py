@@ -96,10 +96,16 @@ MODELS.register("offline", "memlab.llm.offline_model:OfflineChatModel.from_spec"
 MODELS.register("openai", "memlab.llm.openai_model:OpenAIChatModel.from_spec")
 
 
-def make_model(spec: ModelSpec | dict[str, Any] | None = None, **context: Any) -> ChatModel:
-    """Build the model a spec names, wrapped in record/replay when the spec asks for it."""
+def make_model(spec: ModelSpec | dict[str, Any] | None = None, *, budget: Any = None, **context: Any) -> ChatModel:
+    """Build the model a spec names, wrapped in record/replay when the spec asks for it.
+
+    ``budget`` (a :class:`memlab.cost.budget.BudgetLedger`) books every call that reaches the
+    endpoint before it is made: it sits under the cache, so a replayed reply costs nothing, and
+    the offline stand-in is never wrapped."""
     spec = spec if isinstance(spec, ModelSpec) else ModelSpec.model_validate(spec or {})
     model = MODELS.get(spec.provider)(spec, **context)
+    if budget is not None and not model.is_heuristic:
+        model = budget.wrap(model, spec)
     if spec.cache.mode != "off":
         from memlab.llm.replay import RecordReplayModel
 

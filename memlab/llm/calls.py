@@ -87,6 +87,7 @@ def complete_recorded(model: Any, request: ChatRequest, *, caller: str | None = 
         raise
     record.model, record.cached, record.attempts = resp.model, resp.cached, resp.attempts
     record.prompt_tokens, record.completion_tokens, record.token_source = resp.usage.prompt_tokens, resp.usage.completion_tokens, resp.usage.source
+    record.cached_tokens = resp.usage.cached_tokens
     record.tool_calls = [c.name for c in resp.tool_calls]
     record.latency_s = time.perf_counter() - t0
     emit(record)

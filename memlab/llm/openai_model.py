@@ -251,7 +251,10 @@ class OpenAIChatModel:
         usage = None
         reported = data.get("usage")
         if isinstance(reported, dict) and isinstance(reported.get("prompt_tokens"), int):
-            usage = Usage(prompt_tokens=reported["prompt_tokens"], completion_tokens=reported.get("completion_tokens") or 0, source="api")
+            details = reported.get("prompt_tokens_details")
+            cached = details.get("cached_tokens") if isinstance(details, dict) else None
+            usage = Usage(prompt_tokens=reported["prompt_tokens"], completion_tokens=reported.get("completion_tokens") or 0,
+                          cached_tokens=cached if isinstance(cached, int) and cached > 0 else 0, source="api")
         return text, tool_calls, choices[0].get("finish_reason"), usage
 
 

@@ -18,6 +18,9 @@ _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
+    """Prompt tokens the endpoint served from its prompt cache (OpenAI's
+    ``usage.prompt_tokens_details.cached_tokens``; part of ``prompt_tokens``, billed at the cached rate)."""
     source: Literal["api", "tiktoken"] = "tiktoken"
     """'api' when the server reported usage, 'tiktoken' when memlab counted cl100k tokens itself."""
 
@@ -143,6 +146,8 @@ class CallRecord(BaseModel):
     model: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
+    """Of ``prompt_tokens``, those the endpoint reported as served from its prompt cache."""
     token_source: str = "tiktoken"
     latency_s: float = 0.0
     cached: bool = False

@@ -135,6 +135,7 @@ class MemlabEngine:
             rec.attempts += resp.__dict__.get("attempts", 1)
             rec.prompt_tokens += resp.usage.prompt_tokens
             rec.completion_tokens += resp.usage.completion_tokens
+            rec.cached_tokens += resp.usage.cached_tokens
             rec.token_source = resp.usage.source
             rec.cached = resp.cached
             rec.model = resp.model

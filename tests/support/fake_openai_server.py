@@ -29,7 +29,8 @@ Behaviours
     ``content``       raw assistant text; ``garbage``: True sends text that is not in ChatAdapter format
     ``json``          a value sent as the assistant text, JSON-encoded (a JSON-mode reply)
     ``fields``        output field values for the ChatAdapter reply
-    ``usage``         False: omit ``usage`` from the reply
+    ``usage``         False: omit ``usage`` from the reply; a dict: send it as the reply's ``usage``
+                      (e.g. with ``prompt_tokens_details: {cached_tokens: N}``)
     ``tool_calls``    list of ``{"name", "arguments", "id"?}``; ``arguments`` is a dict (sent as
                       JSON) or a raw string (sent as is, so ``"{not json"`` makes a malformed call)
     ``finish_reason`` override the reply's finish reason
@@ -233,7 +234,10 @@ class FakeOpenAIServer:
             "id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()), "model": body.get("model"),
             "choices": [{"index": 0, "message": message, "finish_reason": behaviour.get("finish_reason", finish)}],
         }
-        if behaviour.get("usage", True):
+        usage = behaviour.get("usage", True)
+        if isinstance(usage, dict):
+            resp["usage"] = usage
+        elif usage:
             resp["usage"] = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
         return resp
 

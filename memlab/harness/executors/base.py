@@ -36,12 +36,15 @@ class UnitJob:
     run_dir: Path
     run_uid: str
     run_id: str
+    budget: Any = None
+    """The run's :class:`~memlab.cost.budget.BudgetLedger` (None: no budget), shared by every worker."""
 
     def workbench(self, worker: str | None = None) -> Workbench:
         """A workbench for one worker. Each worker gets its own folder for embedded stores:
         chroma allows one writer per directory, so two workers must never share one."""
         run_dir = self.run_dir if worker is None else self.run_dir / "workers" / worker
-        return Workbench(self.config, self.datasets, self.resolved, run_dir=run_dir, run_uid=self.run_uid)
+        return Workbench(self.config, self.datasets, self.resolved, run_dir=run_dir, run_uid=self.run_uid,
+                         budget=self.budget)
 
 
 class Executor(Protocol):

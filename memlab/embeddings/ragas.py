@@ -1,0 +1,36 @@
+"""memlab's local MiniLM embedder as a ragas embeddings object.
+
+Shared by the two places ragas needs embeddings: the non-LLM semantic similarity scored when a
+run is read (:mod:`memlab.analysis.ragas_metrics`) and the LLM answer-correctness metric scored
+in the judging pass (:mod:`memlab.judging.ragas_pass`), so neither imports the other and both
+embed with the run's embedder (no download, cached vectors). ragas is imported on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+
+@functools.cache
+def ragas_embeddings() -> Any:
+    """One ragas ``BaseRagasEmbedding`` over :func:`memlab.embeddings.shared_embedder` per process."""
+    from ragas.embeddings.base import BaseRagasEmbedding
+
+    from memlab.embeddings import shared_embedder
+
+    class MemlabEmbeddings(BaseRagasEmbedding):
+        """all-MiniLM-L6-v2 through :func:`memlab.embeddings.shared_embedder`, whose cache makes a
+        text seen by a run (or an earlier probe) free to embed again."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.embedder = shared_embedder()
+
+        def embed_text(self, text: str, **kwargs: Any) -> list[float]:
+            return self.embedder.embed([text])[0].tolist()
+
+        async def aembed_text(self, text: str, **kwargs: Any) -> list[float]:
+            return self.embed_text(text)
+
+    return MemlabEmbeddings()
