@@ -15,15 +15,15 @@ user, as every memlab table; a bin with no probe is left out.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from memlab.analysis.stats import cluster_interval
 
-if TYPE_CHECKING:
-    from memlab.analysis.results import RunResults
+RunResults = Any
+"""A :class:`memlab.analysis.results.RunResults` (not imported: results imports this module)."""
 
 TOKEN_EDGES = (0, 500, 2_000, 8_000, 32_000, 128_000, 512_000)
 """Bins of ``evidence_age_tokens``: [0, 500), [500, 2k), … [512k, ∞) — fourfold steps, so a 25k-token user and a
