@@ -27,8 +27,12 @@ short_suites=$(ls datasets/suites/*.yaml | grep -v long_horizon)
 .venv/bin/python -m memlab.cli suite-check datasets/starter.yaml $short_suites datasets/time_tracking.yaml \
   --expect datasets/suite_check.json --workers 2 --no-progress --output-dir results/suite-check || suites=$?
 # The long-horizon suites on a slice of users (their first 3: each user is generated on its own, so a slice is the
-# same users); the full-size figures are in datasets/README.md.
-.venv/bin/python -m memlab.cli suite-check datasets/suites/long_horizon_s.yaml datasets/suites/long_horizon_m.yaml \
+# same users): S on every documented contrast, M on the capacity and extraction contrasts (its full-history
+# contrasts are the S ones at four times the cost); the full-size figures are in datasets/README.md.
+.venv/bin/python -m memlab.cli suite-check datasets/suites/long_horizon_s.yaml \
+  --limit 3 --expect datasets/suite_check_long.json --workers 2 --no-progress --output-dir results/suite-check-long \
+  || suites=$?
+.venv/bin/python -m memlab.cli suite-check datasets/suites/long_horizon_m.yaml --contrast capacity --contrast extraction \
   --limit 3 --expect datasets/suite_check_long.json --workers 2 --no-progress --output-dir results/suite-check-long \
   || suites=$?
 if [ "$status" -ne 0 ]; then exit "$status"; fi

@@ -298,7 +298,8 @@ def tiny_check(tmp_path_factory):
 def test_suite_check_reports_every_contrast_with_interval_detection_and_mde(tiny_check):
     _, check = tiny_check
     by = {r.contrast: r for r in check.results}
-    assert set(by) == {"extraction", "short_term", "compression", "threads"}
+    assert set(by) == {"extraction", "short_term", "compression", "threads", "capacity"}
+    assert not by["capacity"].detected and by["capacity"].diff == 0  # three tiny users never fill a 2,000-token memory
     threads = by["threads"]
     assert (threads.probes, threads.users, threads.mean_better, threads.mean_worse) == (3, 3, 1.0, 0.0)
     assert threads.detected and threads.ci_low > 0
@@ -322,6 +323,11 @@ def test_suite_check_expectations_record_detections_and_flag_lost_ones(tiny_chec
     assert lost_detections(check, doc) == ["tiny: threads"]
     missed.detected = True
     assert "| tiny | 3 |" in markdown_table(check)
+    # a check of some contrasts only (--contrast) holds the dataset to those: an unplayed one is not lost
+    played = [r for r in check.results if r.contrast != "threads"]
+    from memlab.analysis.suite_check import SuiteCheck
+
+    assert lost_detections(SuiteCheck(results=played), doc) == []
 
 
 def test_suite_check_cli_exits_1_on_a_lost_detection(tmp_path):
