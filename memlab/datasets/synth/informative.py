@@ -22,8 +22,8 @@ from datetime import datetime
 from typing import Any
 
 from memlab.datasets.synth.threads import ASSISTANT, ASSISTANT_NAME, ThreadSession, seg_help
-from memlab.datasets.synth.vocab import (ASSISTANT_CLOSE, ASSISTANT_OPEN, CAR_KINDS, CARS, FIRST, HOBBIES, JOBS, PETS,
-                                        SURNAMES, USER_CLOSE, USER_OPEN)
+from memlab.datasets.synth.vocab import (ASSISTANT_CLOSE, ASSISTANT_OPEN, CAR_KINDS, CARS, HOBBIES, JOBS, PETS, USER_CLOSE,
+                                        USER_OPEN)
 from memlab.datasets.synth.world import Person, World, an
 
 RELATIONS = ["an old classmate of mine", "someone from my book club", "a friend of a friend", "my old flatmate's brother",
@@ -64,7 +64,7 @@ class ThirdParties:
                 old, p.city = p.city, w.city({p.city})
                 s.reply(user, f"{p.name} has moved again, from {old} to {p.city}. That's the third time in two years.")
         else:
-            name = w._fresh(lambda: f"{rng.choice(FIRST)} {rng.choice(SURNAMES)}", "person")
+            name = w.full_name()
             p = ThirdParty(name, rng.choice(RELATIONS), rng.choice(JOBS), w.org(), w.city())
             self.people.append(p)
             k = rng.randrange(4)

@@ -23,9 +23,9 @@ from typing import Any
 from memlab.datasets.synth.episodes import (EPISODES, WEIGHTS, ep_car, ep_follow_up, ep_job, ep_meet, ep_move,
                                            ep_others_news)
 from memlab.datasets.synth.vocab import (ASSISTANT_ASK, ASSISTANT_CLOSE, ASSISTANT_DONE, ASSISTANT_OPEN, ASSISTANT_REACT,
-                                        ADVICE, ASSISTANT_REMARK, CITIES, DINNER_FILL, EMAIL_FILL, FIRST, GIFT_FILL, HELP, JOBS, PETS, PREFERENCES,
-                                        RECOMMEND, RELATIVES, HOBBIES, SURNAMES, TOOL_ITEMS, TOOL_TASKS, USER_CLOSE,
-                                        USER_OPEN, WEEKDAYS, ADJ, NOUN, VENUES)
+                                        ADVICE, ASSISTANT_REMARK, CITIES, DINNER_FILL, EMAIL_FILL, FIRST, GIFT_FILL, HELP, JOBS, PREFERENCES,
+                                        RECOMMEND, RELATIVES, SURNAMES, TOOL_ITEMS, TOOL_TASKS, USER_CLOSE,
+                                        USER_OPEN, WEEKDAYS)
 from memlab.datasets.synth.world import Fact, Person, Session, Voice, World, an
 
 ASSISTANT = Voice(ASSISTANT_REACT, ASSISTANT_ASK, ASSISTANT_REMARK, echo_share=0.5)
@@ -119,7 +119,7 @@ def seg_recommend(rng: random.Random, w: World, s: Session, p: Person, facts: li
     """The assistant recommends something by name: a fact only the assistant's turn holds."""
     want, kind, template = rng.choice(RECOMMEND)
     city = rng.choice(CITIES)
-    title = w.title() if kind != "trail" else w._fresh(lambda: f"{rng.choice(ADJ)} {rng.choice(NOUN)}", "title")
+    title = w.title() if kind != "trail" else w.trail()
     author = w.person()
     s.reply(p, f"Can you recommend {want.format(city=city)}?")
     d1 = s.reply(s.other(p), template.format(title=title, author=author, city=city, adj=rng.choice(["gentle", "gripping",

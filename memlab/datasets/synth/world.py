@@ -87,6 +87,14 @@ class World:
         return self._fresh(lambda: f"{self.rng.choice(FIRST)} {self.rng.choice(SURNAMES)}" if full
                            else self.rng.choice(FIRST), "person")
 
+    def full_name(self) -> str:
+        """A new person under a first name and surname (third parties the user introduces by full name)."""
+        return self._fresh(lambda: f"{self.rng.choice(FIRST)} {self.rng.choice(SURNAMES)}", "person")
+
+    def trail(self) -> str:
+        """A new walking trail's name ("Copper Heron"), counted with the titles."""
+        return self._fresh(lambda: f"{self.rng.choice(ADJ)} {self.rng.choice(NOUN)}", "title")
+
     def first(self) -> str:
         if self.entities["person"] > len(FIRST) // 2:
             return self.person()
