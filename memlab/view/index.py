@@ -1,0 +1,474 @@
+"""The viewer's index of a run folder: where every record lies, the fields pages filter on, every
+probe's scores and the overview tables — built once, cached beside the run, extended as it grows.
+
+A LoCoMo-sized run (12 strategies × 2,000 probes) writes a ``probes.jsonl`` of about a gigabyte: a
+full history's probe carries ~600 context items. Read into a DataFrame it takes several times that
+in memory, and a page shows one probe. So the index reads each stream once, line by line, and keeps
+per record its byte offset and length and the light fields (ids, category, user, thread, question,
+answer, gold, scores; never the context); a page then seeks to the few records it shows, and the
+server's memory is bounded by the page, not by the run. Probes are scored in batches through
+:meth:`memlab.analysis.results.RunResults.score` (the metrics every table uses), and the overview
+tables come from a :class:`~memlab.analysis.results.RunResults` given the light frames
+(:meth:`~memlab.analysis.results.RunResults.preload`): the numbers are those of ``memlab report``.
+
+The index is written to ``RUN/.view/index.json`` (or, for a folder this user cannot write, under
+``$XDG_CACHE_HOME/memlab/view/``) with each stream's size and a hash of its head: a second
+``memlab view`` opens at once, and a stream that grew since (a run still being written) is read
+from where the index stopped. A new index format, another scoring code or a stream that is not the
+one indexed (shorter, another head) starts the index again. It is built in a child process
+(``python -m memlab.view.index RUN_DIR``) so the server's memory never holds a batch of contexts.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+import pandas as pd
+
+INDEX_VERSION = 1
+"""Bump when the index's layout or the meaning of a field changes: older indexes are rebuilt."""
+INDEXED = ("probes", "calls", "turns", "memory_ops")
+"""The streams the index reads record by record (``units.jsonl`` is small: read whole)."""
+WATCHED = (*INDEXED, "units")
+HEAVY = ("context", "context_items", "context_source_turn_ids", "evidence_texts", "survival")
+"""Probe fields left out of the index (read from the stream when a page shows the probe)."""
+CALL_FIELDS = ("attempt", "strategy", "dataset", "conversation_id", "call_id", "purpose", "model", "ok", "prompt_tokens",
+               "completion_tokens", "latency_s", "turn_id", "probe_id", "phase")
+BATCH_BYTES = 16 << 20
+"""Probe lines scored at once, in bytes: a full history's parsed context is ~10× its line."""
+HEAD_BYTES = 1 << 16
+
+
+class IndexError_(ValueError):
+    """The index cannot be built or read (a message naming the file and the problem)."""
+
+
+# ---- where the index lives --------------------------------------------------------------------
+
+def index_dir(run_dir: str | Path) -> Path:
+    """``RUN/.view`` when this user can write the run folder, else a folder in the user's cache."""
+    run_dir = Path(run_dir)
+    here = run_dir / ".view"
+    if (here.is_dir() and os.access(here, os.W_OK)) or (not here.exists() and os.access(run_dir, os.W_OK)):
+        return here
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memlab" / "view"
+    return base / hashlib.sha256(str(run_dir.resolve()).encode()).hexdigest()[:20]
+
+
+def _key() -> dict[str, Any]:
+    """What an index depends on besides the run's files: its own format and the scoring code."""
+    from memlab.analysis.baseline import scoring_hash
+
+    return {"version": INDEX_VERSION, "scoring": scoring_hash()}
+
+
+def _mark(path: Path) -> dict[str, Any]:
+    """A stream's size and the hash of its first bytes (a file replaced by another is not extended)."""
+    if not path.exists():
+        return {"size": 0, "head": ""}
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(min(size, HEAD_BYTES))
+    return {"size": size, "head": hashlib.sha256(head).hexdigest()[:16]}
+
+
+def current_marks(run_dir: Path) -> dict[str, Any]:
+    """The run's files as they are now: what an index was built from, if it is fresh."""
+    marks = {s: _mark(run_dir / f"{s}.jsonl") for s in WATCHED}
+    manifest = run_dir / "manifest.json"
+    st = manifest.stat() if manifest.exists() else None
+    marks["manifest"] = {"size": st.st_size if st else 0, "mtime_ns": st.st_mtime_ns if st else 0}
+    return marks
+
+
+# ---- reading streams line by line -----------------------------------------------------------
+
+def scan(path: Path, start: int = 0, chunk: int = 8 << 20) -> Iterator[tuple[int, bytes]]:
+    """(byte offset, line without its newline) of every complete line from ``start``; a last line
+    without its newline (a record being written, or torn by a crash) is not yet a record."""
+    if not path.exists():
+        return
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        pos, rest = start, b""
+        while True:
+            data = fh.read(chunk)
+            if not data:
+                return
+            data = rest + data
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                rest = data
+                continue
+            at = 0
+            for line in data[:cut].split(b"\n"):  # records end at "\n" only: U+2028 & co. are escaped
+                yield pos + at, line
+                at += len(line) + 1
+            pos += cut + 1
+            rest = data[cut + 1:]
+
+
+def read_line(path: Path, offset: int, length: int) -> dict[str, Any]:
+    """The record at ``offset`` (``length`` bytes) of a stream."""
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        data = fh.read(length)
+    try:
+        rec = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        rec = None
+    if not isinstance(rec, dict):
+        raise IndexError_(f"{path}: no record at byte {offset} (the file changed since it was indexed; reload the page)")
+    return rec
+
+
+def _loads(line: bytes) -> Any:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line)  # NaN, integers beyond 64 bits; a corrupt line raises here
+
+
+# ---- building --------------------------------------------------------------------------------
+
+class _Columns:
+    """Rows appended field by field (the index stores each table as columns)."""
+
+    def __init__(self, data: dict[str, list[Any]] | None = None) -> None:
+        self.data: dict[str, list[Any]] = {k: list(v) for k, v in (data or {}).items()}
+        self.n = len(next(iter(self.data.values()))) if self.data else 0
+
+    def add(self, row: dict[str, Any]) -> None:
+        for k in row.keys() - self.data.keys():
+            self.data[k] = [None] * self.n
+        for k, col in self.data.items():
+            col.append(row.get(k))
+        self.n += 1
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and np.isnan(value):
+        return None
+    if isinstance(value, (np.floating, np.integer)):
+        return None if isinstance(value, np.floating) and np.isnan(value) else value.item()
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def frame_json(df: pd.DataFrame, index: str | None = None) -> dict[str, Any]:
+    """A table for the index and the pages: column names, rows of JSON values (NaN as null)."""
+    if index is not None:
+        df = df.rename_axis(index).reset_index()
+    return {"columns": [str(c) for c in df.columns],
+            "rows": [[_jsonable(v) for v in row] for row in df.itertuples(index=False, name=None)],
+            "caption": str(df.attrs.get("caption", ""))}
+
+
+class Builder:
+    """Reads a run folder's streams into its index, from scratch or from where a previous index
+    stopped; ``progress`` gets one line per step (the CLI prints them)."""
+
+    def __init__(self, run_dir: str | Path, progress: Callable[[str], None] | None = None) -> None:
+        from memlab.analysis.results import load_run
+
+        self.run_dir = Path(run_dir)
+        self.res = load_run(self.run_dir)  # refuses a folder without a readable manifest or of a newer format
+        self.progress = progress or (lambda _msg: None)
+        self.problems: list[str] = []
+
+    def build(self, old: dict[str, Any] | None) -> dict[str, Any]:
+        marks = current_marks(self.run_dir)
+        key = _key()
+        same = bool(old) and old.get("key") == key and old.get("run_id") == self.res.manifest.get("run_id")
+        out: dict[str, Any] = {"format": "memlab-view-index", "key": key, "run_id": self.res.manifest.get("run_id"),
+                               "marks": {}, "problems": []}
+        t0 = time.perf_counter()
+        for stream in INDEXED:
+            prev = (old or {}).get("marks", {}).get(stream) if same else None
+            mark = marks[stream]
+            start = 0
+            cols = _Columns()
+            if prev and prev.get("head") == mark["head"] and prev.get("consumed", 0) <= mark["size"] and prev.get("consumed", 0) > 0:
+                start = prev["consumed"]
+                cols = _Columns(old[stream])
+                self.problems += [p for p in old.get("problems", []) if p.startswith(f"{stream}.jsonl")]
+            consumed, lines = getattr(self, f"_read_{stream}")(cols, start, (prev or {}).get("lines", 0) if start else 0)
+            out[stream] = cols.data
+            out["marks"][stream] = {**mark, "consumed": consumed, "lines": lines}
+        out["marks"]["units"] = marks["units"]
+        out["marks"]["manifest"] = marks["manifest"]
+        reuse_text = same and old.get("marks", {}).get("manifest") == marks["manifest"] and "texts" in old
+        out["texts"] = old["texts"] if reuse_text else self._texts()
+        self.progress(f"tables ({time.perf_counter() - t0:.1f} s so far)")
+        out["tables"] = self._tables(out)
+        out["problems"] = self.problems
+        out["built_s"] = round(time.perf_counter() - t0, 3)
+        return out
+
+    # -- streams --
+    def _lines(self, stream: str, start: int, line_no: int) -> Iterator[tuple[int, int, int, dict[str, Any]]]:
+        """(offset, length, line number, record) of the stream's complete records from ``start``;
+        a corrupt line is skipped and named in the index's problems."""
+        from memlab.harness.records import upgrade_v1
+
+        path = self.run_dir / f"{stream}.jsonl"
+        v1 = self.res.format_version == 1
+        self.pos, self.line_no = start, line_no
+        for off, line in scan(path, start):
+            line_no += 1
+            self.pos, self.line_no = off + len(line) + 1, line_no
+            if not line.strip():
+                continue
+            try:
+                rec = _loads(line)
+            except (ValueError, UnicodeDecodeError) as exc:
+                self.problems.append(f"{stream}.jsonl:{line_no}: corrupt record skipped ({str(exc)[:80]})")
+                continue
+            if not isinstance(rec, dict):
+                self.problems.append(f"{stream}.jsonl:{line_no}: not a record (a JSON {type(rec).__name__}) skipped")
+                continue
+            yield off, len(line), line_no, (upgrade_v1(stream, rec) if v1 else rec)
+
+    def _read_probes(self, cols: _Columns, start: int, line_no: int) -> tuple[int, int]:
+        path = self.run_dir / "probes.jsonl"
+        size = path.stat().st_size if path.exists() else 0
+        batch: list[tuple[int, int, dict[str, Any]]] = []
+        held, done = 0, 0
+
+        def flush(final: bool) -> None:
+            nonlocal held
+            scores = self.res.score([r for _, _, r in batch], save_cache=final)
+            for (off, n, rec), row in zip(batch, scores.to_dict("records"), strict=True):
+                light = {k: v for k, v in rec.items() if k not in HEAVY}
+                light.update({k: _jsonable(v) for k, v in row.items()})
+                light["_off"], light["_len"] = off, n
+                light["_items"] = len(rec.get("context_items") or []) or None
+                cols.add(light)
+            batch.clear()
+            held = 0
+
+        for off, n, no, rec in self._lines("probes", start, line_no):
+            if not _has(rec, "strategy", "dataset", "conversation_id", "probe_id", "attempt"):
+                self.problems.append(f"probes.jsonl:{no}: a probe record without strategy, dataset, conversation_id, "
+                                     "probe_id or attempt, skipped")
+                continue
+            batch.append((off, n, rec))
+            held += n
+            done += 1
+            if held >= BATCH_BYTES or len(batch) >= 2000:
+                flush(False)
+                self.progress(f"probes: {done:,} scored ({100 * (off + n) / max(size, 1):.0f}% of probes.jsonl)")
+        flush(True)
+        self.progress(f"probes: {done:,} scored")
+        return self.pos, self.line_no
+
+    def _read_calls(self, cols: _Columns, start: int, line_no: int) -> tuple[int, int]:
+        for off, n, no, rec in self._lines("calls", start, line_no):
+            row = {k: rec.get(k) for k in CALL_FIELDS}
+            for k, v in (rec.get("scope") or {}).items() if isinstance(rec.get("scope"), dict) else ():
+                if row.get(k) is None and k in CALL_FIELDS:
+                    row[k] = v
+            row["_off"], row["_len"] = off, n
+            cols.add(row)
+        return self.pos, self.line_no
+
+    def _read_offsets(self, stream: str, cols: _Columns, start: int, line_no: int, fields: tuple[str, ...]) -> tuple[int, int]:
+        for _off, n, _no, rec in self._lines(stream, start, line_no):
+            cols.add({**{k: rec.get(k) for k in fields}, "_off": _off, "_len": n})
+        return self.pos, self.line_no
+
+    def _read_turns(self, cols: _Columns, start: int, line_no: int) -> tuple[int, int]:
+        return self._read_offsets("turns", cols, start, line_no, ("attempt", "conversation_id", "turn_id"))
+
+    def _read_memory_ops(self, cols: _Columns, start: int, line_no: int) -> tuple[int, int]:
+        return self._read_offsets("memory_ops", cols, start, line_no, ("attempt", "op"))
+
+    # -- the datasets' text (the run records ids; the dataset files hold what was said, and when) --
+    def _texts(self) -> dict[str, Any]:
+        """Every turn of the run's datasets as the run played them (threads, limit), when the
+        dataset file still has the hash the run recorded; else why its text cannot be shown."""
+        from memlab.datasets.io import dataset_hash
+        from memlab.datasets.threads import load_for_run
+
+        cfg = self.res.manifest.get("config") or {}
+        cols, notes = _Columns(), []
+        for d in self.res.manifest.get("datasets") or []:
+            path = d.get("path")
+            try:
+                (_, ds), = load_for_run([str(path)], cfg.get("threads") or "as_is", cfg.get("limit_conversations"))
+                if dataset_hash(ds) != d.get("hash"):
+                    notes.append(f"{d['name']}: {path} changed since the run (another hash): turn text not shown")
+                    continue
+            except Exception as exc:  # a missing, moved or unreadable dataset: the viewer shows ids only
+                notes.append(f"{d['name']}: turn text not shown ({type(exc).__name__}: {str(exc)[:160]})")
+                continue
+            threads: dict[str, int] = {}
+            for conv in ds.conversations:
+                threads[conv.ns] = threads.get(conv.ns, 0) + 1
+                for n, (session, turn) in enumerate(conv.turns()):
+                    when = turn.timestamp or session.timestamp
+                    cols.add({"dataset": ds.name, "conversation_id": conv.id, "namespace": conv.ns,
+                              "thread": threads[conv.ns], "session_id": session.id, "turn_id": turn.id,
+                              "role": str(turn.role), "speaker": turn.speaker, "at": when.isoformat() if when else None,
+                              "n": n, "text": turn.text})
+        self.progress(f"turn text: {cols.n:,} turns" + (f"; {'; '.join(notes)}" if notes else ""))
+        return {"turns": cols.data, "notes": notes}
+
+    # -- the overview --
+    def _tables(self, index: dict[str, Any]) -> dict[str, Any]:
+        res = self.res
+        probes = pd.DataFrame(index["probes"])
+        calls = pd.DataFrame(index["calls"])
+        res.preload(probes=probes, calls=calls)
+        final = res.probes
+        out: dict[str, Any] = {"units": _units(res), "model": res.model_label, "answer_warning": res.answer_warning,
+                               "provenance": {k: _jsonable(v) for k, v in res.provenance().items()},
+                               "components": res.components(), "headline": res.headline_metrics(),
+                               "intervals": res.intervals.caption()}
+        if final.empty:
+            return out
+        summary = res.summary()
+        out["summary"] = frame_json(summary, "strategy")
+        out["summary_answer_columns"] = list(summary.attrs.get("answer_columns", []))
+        out["metrics"] = frame_json(res.metrics_table())
+        scope = final.assign(evidence_scope=final["evidence_scope"].fillna("none") if "evidence_scope" in final else "none")
+        means = [c for c in res.headline_metrics() if c in scope and pd.api.types.is_numeric_dtype(scope[c])]
+        if means:
+            grouped = scope.groupby(["strategy", "evidence_scope"])[means]
+            table = grouped.mean().join(grouped.count().add_suffix(":n")).reset_index()
+            out["scope"] = frame_json(table)
+        return out
+
+
+def _has(rec: dict[str, Any], *fields: str) -> bool:
+    return all(isinstance(rec.get(f), str) and rec.get(f) for f in fields)
+
+
+def _units(res: Any) -> dict[str, Any]:
+    """How far the run got: units ended ok / failed / planned, and its status."""
+    ends = list(res.unit_ends.values())
+    total = (res.manifest.get("units") or {}).get("total")
+    return {"status": res.manifest.get("status"), "ok": sum(r.get("status", "ok") == "ok" for r in ends),
+            "failed": sum(r.get("status") == "failed" for r in ends), "total": total}
+
+
+# ---- the cached file ---------------------------------------------------------------------------
+
+def _path(run_dir: Path) -> Path:
+    return index_dir(run_dir) / "index.json"
+
+
+def read_cached(run_dir: str | Path) -> dict[str, Any] | None:
+    """The cached index, if there is one of this format (anything else: None, so it is rebuilt)."""
+    path = _path(Path(run_dir))
+    try:
+        data = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != "memlab-view-index" or not _well_formed(data):
+        return None
+    return data
+
+
+def _well_formed(data: dict[str, Any]) -> bool:
+    """The index's tables are columns of equal length with integer offsets (a hand-edited or
+    truncated file is rebuilt, never trusted)."""
+    try:
+        for stream in INDEXED:
+            cols = data[stream]
+            lengths = {len(v) for v in cols.values()}
+            if len(lengths) > 1 or not all(isinstance(o, int) and o >= 0 for o in cols.get("_off", [])):
+                return False
+        return isinstance(data.get("marks"), dict) and isinstance(data.get("tables"), dict)
+    except (KeyError, TypeError, AttributeError):
+        return False
+
+
+def is_fresh(index: dict[str, Any] | None, run_dir: str | Path) -> bool:
+    """The index describes the run's files as they are now, with this memlab's scoring."""
+    if not index or index.get("key") != _key():
+        return False
+    marks, now = index.get("marks") or {}, current_marks(Path(run_dir))
+    return all((marks.get(s) or {}).get("size") == now[s]["size"] for s in WATCHED) and marks.get("manifest") == now["manifest"]
+
+
+def build_index(run_dir: str | Path, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Build or extend the run's index now, in this process, and write it; returns it."""
+    run_dir = Path(run_dir)
+    where = index_dir(run_dir)
+    where.mkdir(parents=True, exist_ok=True)
+    with open(where / "lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one builder per run folder; a second waits and finds it fresh
+        old = read_cached(run_dir)
+        if is_fresh(old, run_dir):
+            return old  # type: ignore[return-value]
+        index = Builder(run_dir, progress).build(old)
+        tmp = where / f"index.{os.getpid()}.tmp"
+        tmp.write_bytes(orjson.dumps(index, option=orjson.OPT_SERIALIZE_NUMPY))
+        os.replace(tmp, where / "index.json")
+        return index
+
+
+def ensure_index(run_dir: str | Path, *, echo: Callable[[str], None] | None = None, timeout: float | None = None) -> dict[str, Any]:
+    """The run's index, fresh: read from the cache, else built (or extended) in a child process so
+    this process never holds a batch of contexts; the child's progress lines go to ``echo``."""
+    run_dir = Path(run_dir)
+    cached = read_cached(run_dir)
+    if is_fresh(cached, run_dir):
+        return cached  # type: ignore[return-value]
+    env = dict(os.environ)
+    root = Path(__file__).resolve().parents[2]
+    if (root / "pyproject.toml").exists():  # a source checkout: the child imports this memlab, as the parent did
+        env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    proc = subprocess.Popen([sys.executable, "-m", "memlab.view.index", str(run_dir)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env, text=True, errors="replace")
+    tail: list[str] = []
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        line = line.rstrip("\n")
+        tail = (tail + [line])[-20:]
+        if echo and line.startswith("index: "):
+            echo(line)
+    if proc.wait(timeout=timeout) != 0:
+        detail = "; ".join(x for x in tail if x.strip() and not x.startswith("index: "))[-600:]
+        raise IndexError_(f"{run_dir}: could not index the run ({detail or f'exit {proc.returncode}'})")
+    index = read_cached(run_dir)
+    if index is None:
+        raise IndexError_(f"{run_dir}: the index was not written to {_path(run_dir)}")
+    return index
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m memlab.view.index RUN_DIR``: build or extend the index; progress on stderr."""
+    args = argv if argv is not None else sys.argv[1:]
+    if len(args) != 1:
+        print("usage: python -m memlab.view.index RUN_DIR", file=sys.stderr)
+        return 2
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+    try:
+        index = build_index(args[0], progress=lambda msg: print(f"index: {msg}", file=sys.stderr, flush=True))
+    except (OSError, ValueError) as exc:
+        from memlab.redact import redact_text
+
+        print(f"{redact_text(str(exc))}", file=sys.stderr)
+        return 1
+    print(f"index: ready ({len(index['probes'].get('_off', [])):,} probe records, {index.get('built_s', 0):.1f} s)",
+          file=sys.stderr, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
