@@ -73,14 +73,20 @@ def _key() -> dict[str, Any]:
     return {"version": INDEX_VERSION, "scoring": scoring_hash()}
 
 
-def _mark(path: Path) -> dict[str, Any]:
-    """A stream's size and the hash of its first bytes (a file replaced by another is not extended)."""
-    if not path.exists():
-        return {"size": 0, "head": ""}
-    size = path.stat().st_size
+def _head(path: Path, n: int) -> str:
+    """Hash of the first ``n`` bytes of a file."""
     with open(path, "rb") as fh:
-        head = fh.read(min(size, HEAD_BYTES))
-    return {"size": size, "head": hashlib.sha256(head).hexdigest()[:16]}
+        return hashlib.sha256(fh.read(n)).hexdigest()[:16]
+
+
+def _mark(path: Path) -> dict[str, Any]:
+    """A stream's size and the hash of its first bytes, so a file replaced by another (not grown)
+    is read again from the start."""
+    if not path.exists():
+        return {"size": 0, "head": "", "head_len": 0}
+    size = path.stat().st_size
+    n = min(size, HEAD_BYTES)
+    return {"size": size, "head": _head(path, n), "head_len": n}
 
 
 def current_marks(run_dir: Path) -> dict[str, Any]:
@@ -200,13 +206,16 @@ class Builder:
             mark = marks[stream]
             start = 0
             cols = _Columns()
-            if prev and prev.get("head") == mark["head"] and prev.get("consumed", 0) <= mark["size"] and prev.get("consumed", 0) > 0:
+            path = self.run_dir / f"{stream}.jsonl"
+            if prev and 0 < prev.get("consumed", 0) <= mark["size"] and _head(path, prev.get("head_len", 0)) == prev.get("head"):
                 start = prev["consumed"]
                 cols = _Columns(old[stream])
                 self.problems += [p for p in old.get("problems", []) if p.startswith(f"{stream}.jsonl")]
             consumed, lines = getattr(self, f"_read_{stream}")(cols, start, (prev or {}).get("lines", 0) if start else 0)
             out[stream] = cols.data
-            out["marks"][stream] = {**mark, "consumed": consumed, "lines": lines}
+            n = min(consumed, HEAD_BYTES)  # the head of what was read: a torn tail cut by a resume changes nothing read
+            out["marks"][stream] = {**mark, "consumed": consumed, "lines": lines, "from": start, "head_len": n,
+                                    "head": _head(path, n) if path.exists() else ""}
         out["marks"]["units"] = marks["units"]
         out["marks"]["manifest"] = marks["manifest"]
         reuse_text = same and old.get("marks", {}).get("manifest") == marks["manifest"] and "texts" in old
