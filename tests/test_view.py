@@ -289,3 +289,9 @@ def test_summary_numbers_survive_the_json_round_trip(client, runs):
     want = load_run(runs["main"]).summary()["evidence_recall"]
     assert got == pytest.approx({k: float(v) for k, v in want.items()})
     assert np.isfinite(list(got.values())).all()
+
+
+def test_the_timeline_of_a_strategy_that_stores_nothing_lists_the_turns(client):
+    d = client.get("/api/timeline", params={"run": 0, "strategy": "no_memory", "dataset": "view-fixture", "user": "tom"}).json()
+    assert d["turns"] == 6 and d["store"]["count"] == 0 and d["op_counts"] == {}
+    assert [t["turn_id"] for t in d["threads"][0]["turns"]][:2] == ["c01", "c02"]

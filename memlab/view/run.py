@@ -95,7 +95,9 @@ class ViewedRun:
 
     def records(self, stream: str, offsets: np.ndarray) -> list[dict[str, Any]]:
         """The records of a stream at these (offset, length) pairs, in order, from one open file."""
-        out = []
+        out: list[dict[str, Any]] = []
+        if len(offsets) == 0:
+            return out
         path = self.path / f"{stream}.jsonl"
         with open(path, "rb") as fh:
             import orjson

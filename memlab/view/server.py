@@ -33,6 +33,7 @@ from typing import Any
 
 import orjson
 
+from memlab.redact import redact_text
 from memlab.view import pages
 from memlab.view.index import IndexError_
 from memlab.view.run import Runs
@@ -74,9 +75,9 @@ def make_app(runs: Runs, token: str, *, baseline: str | Path | None = None, embe
             except KeyError as exc:
                 return json_response({"error": str(exc.args[0] if exc.args else exc)}, 404)
             except (IndexError_, ValueError, TypeError) as exc:
-                from memlab.redact import redact_text
-
                 return json_response({"error": redact_text(str(exc))}, 400)
+            except Exception as exc:  # a page that fails says why, instead of a bare 500
+                return json_response({"error": redact_text(f"{type(exc).__name__}: {exc}")}, 500)
         return endpoint
 
     def q(request: Request, name: str, default: str | None = None) -> str | None:
