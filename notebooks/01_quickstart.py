@@ -82,3 +82,16 @@ Image(filename=str(plot_recall_vs_tokens(res, Path(run_dir) / "recall_vs_tokens.
 
 # %%
 res.memory_ops[["strategy", "turn_id", "op", "text", "source_turn_ids"]].head(10)
+
+# %% [markdown]
+# ## Look at the probes instead of reading them
+#
+# `res.view()` opens the same browser as `memlab view RUN_DIR` inside the notebook: every probe with
+# each strategy's context (gold forms and the lines derived from evidence marked), the comparison
+# of two strategies side by side, each user's memory timeline. It runs in a child process that
+# stops with the kernel (docs/view.md); `view.url` opens it in a tab. This one starts on the probes
+# `message_rag` missed.
+
+# %%
+view = res.view(route="/probes?run=0&strategy=message_rag&metric=evidence_recall&outcome=miss")
+view

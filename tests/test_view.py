@@ -295,3 +295,20 @@ def test_the_timeline_of_a_strategy_that_stores_nothing_lists_the_turns(client):
     d = client.get("/api/timeline", params={"run": 0, "strategy": "no_memory", "dataset": "view-fixture", "user": "tom"}).json()
     assert d["turns"] == 6 and d["store"]["count"] == 0 and d["op_counts"] == {}
     assert [t["turn_id"] for t in d["threads"][0]["turns"]][:2] == ["c01", "c02"]
+
+
+def test_a_large_probes_stream_is_scored_on_two_processes_with_the_same_result(runs, tmp_path, monkeypatch):
+    copy = tmp_path / "run"
+    shutil.copytree(runs["main"], copy, ignore=shutil.ignore_patterns(".view"))
+    lines = (copy / "probes.jsonl").read_text(encoding="utf-8").split("\n")
+    lines[29] = "{not json"  # in the second half: its line number must count the first half's lines
+    (copy / "probes.jsonl").write_text("\n".join(lines), encoding="utf-8")
+    serial = view_index.build_index(copy)
+    shutil.rmtree(copy / ".view")
+    monkeypatch.setenv("MEMLAB_VIEW_PARALLEL_BYTES", "1")
+    monkeypatch.setenv("MEMLAB_VIEW_WORKERS", "2")
+    parallel = view_index.build_index(copy)
+    assert parallel["probes"] == serial["probes"] and len(serial["probes"]["_off"]) == 31
+    assert parallel["problems"] == serial["problems"] == [serial["problems"][0]]
+    assert serial["problems"][0].startswith("probes.jsonl:30: corrupt record skipped")
+    assert parallel["marks"]["probes"] == serial["marks"]["probes"]

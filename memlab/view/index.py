@@ -45,8 +45,10 @@ HEAVY = ("context", "context_items", "context_source_turn_ids", "evidence_texts"
 """Probe fields left out of the index (read from the stream when a page shows the probe)."""
 CALL_FIELDS = ("attempt", "strategy", "dataset", "conversation_id", "call_id", "purpose", "model", "ok", "prompt_tokens",
                "completion_tokens", "latency_s", "turn_id", "probe_id", "phase")
-BATCH_BYTES = 16 << 20
+BATCH_BYTES = 8 << 20
 """Probe lines scored at once, in bytes: a full history's parsed context is ~10× its line."""
+PARALLEL_BYTES = 64 << 20
+"""A probes stream this large (still to read) is scored on ``MEMLAB_VIEW_WORKERS`` processes (default 2)."""
 HEAD_BYTES = 1 << 16
 
 
@@ -100,16 +102,18 @@ def current_marks(run_dir: Path) -> dict[str, Any]:
 
 # ---- reading streams line by line -----------------------------------------------------------
 
-def scan(path: Path, start: int = 0, chunk: int = 8 << 20) -> Iterator[tuple[int, bytes]]:
-    """(byte offset, line without its newline) of every complete line from ``start``; a last line
-    without its newline (a record being written, or torn by a crash) is not yet a record."""
+def scan(path: Path, start: int = 0, chunk: int = 8 << 20, end: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """(byte offset, line without its newline) of every complete line from ``start`` (to ``end``, a
+    line start); a last line without its newline (a record being written, or torn by a crash) is
+    not yet a record."""
     if not path.exists():
         return
     with open(path, "rb") as fh:
         fh.seek(start)
         pos, rest = start, b""
         while True:
-            data = fh.read(chunk)
+            want = chunk if end is None else min(chunk, end - pos - len(rest))
+            data = fh.read(want) if want > 0 else b""
             if not data:
                 return
             data = rest + data
@@ -123,6 +127,21 @@ def scan(path: Path, start: int = 0, chunk: int = 8 << 20) -> Iterator[tuple[int
                 at += len(line) + 1
             pos += cut + 1
             rest = data[cut + 1:]
+
+
+def split(path: Path, start: int, parts: int) -> list[tuple[int, int | None]]:
+    """``parts`` byte ranges of a stream from ``start``, each beginning at a line start (the last
+    open-ended: it takes whatever is complete when it is read)."""
+    size = path.stat().st_size
+    bounds = [start]
+    with open(path, "rb") as fh:
+        for k in range(1, parts):
+            fh.seek(start + (size - start) * k // parts)
+            fh.readline()  # to the next line start
+            at = fh.tell()
+            if bounds[-1] < at < size:
+                bounds.append(at)
+    return [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], None)]
 
 
 def read_line(path: Path, offset: int, length: int) -> dict[str, Any]:
@@ -154,6 +173,13 @@ class _Columns:
     def __init__(self, data: dict[str, list[Any]] | None = None) -> None:
         self.data: dict[str, list[Any]] = {k: list(v) for k, v in (data or {}).items()}
         self.n = len(next(iter(self.data.values()))) if self.data else 0
+
+    def extend(self, rows: list[dict[str, Any]]) -> None:
+        keys = list(self.data) + [k for k in dict.fromkeys(k for r in rows for k in r) if k not in self.data]
+        for k in keys:
+            col = self.data.setdefault(k, [None] * self.n)
+            col.extend(r.get(k) for r in rows)
+        self.n += len(rows)
 
     def add(self, row: dict[str, Any]) -> None:
         for k in row.keys() - self.data.keys():
@@ -192,7 +218,8 @@ class Builder:
         self.run_dir = Path(run_dir)
         self.res = load_run(self.run_dir)  # refuses a folder without a readable manifest or of a newer format
         self.progress = progress or (lambda _msg: None)
-        self.problems: list[str] = []
+        self.problems: list[tuple[str, int, str]] = []
+        self.kept: list[str] = []  # problems found by the build this one extends
 
     def build(self, old: dict[str, Any] | None) -> dict[str, Any]:
         marks = current_marks(self.run_dir)
@@ -210,7 +237,7 @@ class Builder:
             if prev and 0 < prev.get("consumed", 0) <= mark["size"] and _head(path, prev.get("head_len", 0)) == prev.get("head"):
                 start = prev["consumed"]
                 cols = _Columns(old[stream])
-                self.problems += [p for p in old.get("problems", []) if p.startswith(f"{stream}.jsonl")]
+                self.kept += [p for p in old.get("problems", []) if p.startswith(f"{stream}.jsonl")]
             consumed, lines = getattr(self, f"_read_{stream}")(cols, start, (prev or {}).get("lines", 0) if start else 0)
             out[stream] = cols.data
             n = min(consumed, HEAD_BYTES)  # the head of what was read: a torn tail cut by a resume changes nothing read
@@ -222,12 +249,12 @@ class Builder:
         out["texts"] = old["texts"] if reuse_text else self._texts()
         self.progress(f"tables ({time.perf_counter() - t0:.1f} s so far)")
         out["tables"] = self._tables(out)
-        out["problems"] = self.problems
+        out["problems"] = self.kept + [f"{st}.jsonl:{n}: {msg}" for st, n, msg in self.problems]
         out["built_s"] = round(time.perf_counter() - t0, 3)
         return out
 
     # -- streams --
-    def _lines(self, stream: str, start: int, line_no: int) -> Iterator[tuple[int, int, int, dict[str, Any]]]:
+    def _lines(self, stream: str, start: int, line_no: int, end: int | None = None) -> Iterator[tuple[int, int, int, dict[str, Any]]]:
         """(offset, length, line number, record) of the stream's complete records from ``start``;
         a corrupt line is skipped and named in the index's problems."""
         from memlab.harness.records import upgrade_v1
@@ -235,7 +262,7 @@ class Builder:
         path = self.run_dir / f"{stream}.jsonl"
         v1 = self.res.format_version == 1
         self.pos, self.line_no = start, line_no
-        for off, line in scan(path, start):
+        for off, line in scan(path, start, end=end):
             line_no += 1
             self.pos, self.line_no = off + len(line) + 1, line_no
             if not line.strip():
@@ -243,59 +270,98 @@ class Builder:
             try:
                 rec = _loads(line)
             except (ValueError, UnicodeDecodeError) as exc:
-                self.problems.append(f"{stream}.jsonl:{line_no}: corrupt record skipped ({str(exc)[:80]})")
+                self.problems.append((stream, line_no, f"corrupt record skipped ({str(exc)[:80]})"))
                 continue
             if not isinstance(rec, dict):
-                self.problems.append(f"{stream}.jsonl:{line_no}: not a record (a JSON {type(rec).__name__}) skipped")
+                self.problems.append((stream, line_no, f"not a record (a JSON {type(rec).__name__}) skipped"))
                 continue
             yield off, len(line), line_no, (upgrade_v1(stream, rec) if v1 else rec)
 
-    def _read_probes(self, cols: _Columns, start: int, line_no: int) -> tuple[int, int]:
+    def probe_rows(self, start: int, end: int | None, share: str = "") -> tuple[list[dict[str, Any]], int, int]:
+        """The light rows of the probe records in ``start`` … ``end``, scored in batches of about
+        :data:`BATCH_BYTES`; returns them, where reading stopped and how many lines it read."""
         path = self.run_dir / "probes.jsonl"
-        size = path.stat().st_size if path.exists() else 0
+        stop = end if end is not None else (path.stat().st_size if path.exists() else 0)
+        rows: list[dict[str, Any]] = []
         batch: list[tuple[int, int, dict[str, Any]]] = []
-        held, done = 0, 0
+        held = 0
 
         def flush(final: bool) -> None:
             nonlocal held
             scores = self.res.score([r for _, _, r in batch], save_cache=final)
+            scores = scores.astype(object).where(scores.notna(), None)
             for (off, n, rec), row in zip(batch, scores.to_dict("records"), strict=True):
                 light = {k: v for k, v in rec.items() if k not in HEAVY}
-                light.update({k: _jsonable(v) for k, v in row.items()})
+                light.update(row)
                 light["_off"], light["_len"] = off, n
                 light["_items"] = len(rec.get("context_items") or []) or None
-                cols.add(light)
+                rows.append(light)
             batch.clear()
             held = 0
 
-        for off, n, no, rec in self._lines("probes", start, line_no):
+        for off, n, no, rec in self._lines("probes", start, 0, end):
             if not _has(rec, "strategy", "dataset", "conversation_id", "probe_id", "attempt"):
-                self.problems.append(f"probes.jsonl:{no}: a probe record without strategy, dataset, conversation_id, "
-                                     "probe_id or attempt, skipped")
+                self.problems.append(("probes", no, "a probe record without strategy, dataset, conversation_id, probe_id "
+                                                    "or attempt, skipped"))
                 continue
             batch.append((off, n, rec))
             held += n
-            done += 1
             if held >= BATCH_BYTES or len(batch) >= 2000:
                 flush(False)
-                self.progress(f"probes: {done:,} scored ({100 * (off + n) / max(size, 1):.0f}% of probes.jsonl)")
+                self.progress(f"probes: {len(rows):,} scored{share} ({100 * (off + n - start) / max(stop - start, 1):.0f}%)")
         flush(True)
-        self.progress(f"probes: {done:,} scored")
-        return self.pos, self.line_no
+        return rows, self.pos, self.line_no
+
+    def _read_probes(self, cols: _Columns, start: int, line_no: int) -> tuple[int, int]:
+        """Every probe record from ``start``, scored; a large stream on several processes."""
+        path = self.run_dir / "probes.jsonl"
+        if not path.exists():
+            return start, line_no
+        workers = max(1, int(os.environ.get("MEMLAB_VIEW_WORKERS") or min(2, os.cpu_count() or 1)))
+        big = path.stat().st_size - start >= int(os.environ.get("MEMLAB_VIEW_PARALLEL_BYTES") or PARALLEL_BYTES)
+        ranges = split(path, start, workers) if workers > 1 and big else [(start, None)]
+        mine, self.problems = self.problems, []
+        if len(ranges) == 1:
+            results = [self.probe_rows(start, None)]
+            problems = [self.problems]
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(len(ranges) - 1, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = [pool.submit(_probe_range, str(self.run_dir), a, b) for a, b in ranges[1:]]
+                results = [self.probe_rows(*ranges[0], share=f" here, {len(ranges) - 1} more process(es) on the rest")]
+                problems = [self.problems]
+                for f in futures:
+                    rows, pos, lines, theirs = f.result()
+                    results.append((rows, pos, lines))
+                    problems.append(theirs)
+        self.problems = mine
+        lines_before = line_no
+        for (rows, pos, lines), found in zip(results, problems):
+            cols.extend(rows)
+            self.problems += [(st, lines_before + n, msg) for st, n, msg in found if st == "probes"]
+            lines_before += lines
+            end = pos
+        self.progress(f"probes: {cols.n:,} records")
+        return end, lines_before
 
     def _read_calls(self, cols: _Columns, start: int, line_no: int) -> tuple[int, int]:
-        for off, n, no, rec in self._lines("calls", start, line_no):
+        rows = []
+        for off, n, _no, rec in self._lines("calls", start, line_no):
             row = {k: rec.get(k) for k in CALL_FIELDS}
-            for k, v in (rec.get("scope") or {}).items() if isinstance(rec.get("scope"), dict) else ():
+            scope = rec.get("scope")
+            for k, v in scope.items() if isinstance(scope, dict) else ():
                 if row.get(k) is None and k in CALL_FIELDS:
                     row[k] = v
             row["_off"], row["_len"] = off, n
-            cols.add(row)
+            rows.append(row)
+        cols.extend(rows)
         return self.pos, self.line_no
 
     def _read_offsets(self, stream: str, cols: _Columns, start: int, line_no: int, fields: tuple[str, ...]) -> tuple[int, int]:
-        for _off, n, _no, rec in self._lines(stream, start, line_no):
-            cols.add({**{k: rec.get(k) for k in fields}, "_off": _off, "_len": n})
+        cols.extend([{**{k: rec.get(k) for k in fields}, "_off": off, "_len": n}
+                     for off, n, _no, rec in self._lines(stream, start, line_no)])
         return self.pos, self.line_no
 
     def _read_turns(self, cols: _Columns, start: int, line_no: int) -> tuple[int, int]:
@@ -359,6 +425,13 @@ class Builder:
             table = grouped.mean().join(grouped.count().add_suffix(":n")).reset_index()
             out["scope"] = frame_json(table)
         return out
+
+
+def _probe_range(run_dir: str, start: int, end: int | None) -> tuple[list[dict[str, Any]], int, int, list[tuple[str, int, str]]]:
+    """A worker process's share of the probes (:meth:`Builder.probe_rows`), with its problems."""
+    b = Builder(run_dir)
+    rows, pos, lines = b.probe_rows(start, end)
+    return rows, pos, lines, b.problems
 
 
 def _has(rec: dict[str, Any], *fields: str) -> bool:
