@@ -232,6 +232,11 @@ def test_the_flips_are_those_memlab_check_finds(client, runs, tmp_path):
     d = client.get("/api/flips", params={"run": 1, "base": 0, "per_page": 500}).json()
     got = sorted((r["strategy"], r["probe_id"], tuple(r["worse"]), tuple(r["better"])) for r in d["rows"])
     assert got == want and d["total"] == len(want)
+    r = d["rows"][0]  # a flip opens the probe in both runs side by side
+    pair = client.get("/api/compare/probe", params={"run": 0, "run_b": 1, "a": r["strategy"], "b": r["strategy"],
+                                                    "dataset": r["dataset"], "conversation": r["conversation_id"],
+                                                    "probe": r["probe_id"]}).json()
+    assert (pair["a"]["run"], pair["b"]["run"]) == ("main", "after") and pair["a"]["scores"] != pair["b"]["scores"]
 
 
 def test_a_baseline_file_is_compared_as_memlab_check_does(runs, viewer, tmp_path):

@@ -401,9 +401,9 @@
   function lineEl(x, more) {
     var cls = "line" + (x.evidence ? " evidence" : "") + (x.gold ? " gold" : "") + (x.stale ? " stale" : "") + (x.only ? " only" : "");
     var el = h("div", { "class": cls, "data-i": x.i, title: x.sources ? "from turns " + x.sources.join(", ") : null },
-      h("span", { "class": "no" }, String(x.i + 1)), marked(x.text, x.spans));
+      h("span", { "class": "no" }, String(x.i + 1)), h("span", { "class": "txt" }, marked(x.text, x.spans)));
     if (x.cut) {
-      add(el, h("button", { onclick: function () {
+      add(el.lastChild, h("button", { onclick: function () {
         more({ line: x.i }).then(function (d) { var n = lineEl({ i: x.i, text: d.text, evidence: x.evidence, gold: x.gold }, more); el.replaceWith(n); });
       } }, "… " + (x.cut - x.text.length).toLocaleString("en") + " more characters: show the whole line"));
     }
@@ -514,9 +514,9 @@
         h("h2", null, "Evidence turns"), evidenceList(run, d, focus),
         h("h2", null, "Strategies"));
       var many = d.strategies.length > 4;
-      d.strategies.forEach(function (s) { add(main, strategyBlock(run, d, s, !many || s.strategy === focus, s.strategy === focus)); });
-      var f = document.getElementById("s-" + focus);
-      if (f && p.strategy) { f.scrollIntoView({ block: "start" }); }
+      var ordered = d.strategies.filter(function (s) { return s.strategy === focus; })
+        .concat(d.strategies.filter(function (s) { return s.strategy !== focus; }));  // the one asked for first
+      ordered.forEach(function (s) { add(main, strategyBlock(run, d, s, !many || s.strategy === focus, s.strategy === focus)); });
       done();
     });
   }
