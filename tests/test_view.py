@@ -317,3 +317,16 @@ def test_a_large_probes_stream_is_scored_on_two_processes_with_the_same_result(r
     assert parallel["problems"] == serial["problems"] == [serial["problems"][0]]
     assert serial["problems"][0].startswith("probes.jsonl:30: corrupt record skipped")
     assert parallel["marks"]["probes"] == serial["marks"]["probes"]
+
+
+def test_a_probe_page_of_many_strategies_sends_one_context_and_the_others_on_demand(client, monkeypatch):
+    monkeypatch.setenv("MEMLAB_VIEW_FULL_SIDES", "1")
+    q = {"run": 0, "dataset": "view-fixture", "conversation": "lea-1", "probe": "p-city"}
+    d = client.get("/api/probe", params={**q, "focus": "fact_rag"}).json()
+    whole = [s["strategy"] for s in d["strategies"] if not s.get("lazy")]
+    assert whole == ["fact_rag"] and len(d["strategies"]) == 4
+    light = {s["strategy"]: s for s in d["strategies"] if s.get("lazy")}
+    assert "lines" not in light["no_memory"] and "gold not in context" in light["no_memory"]["reasons"]
+    one = client.get("/api/probe", params={**q, "strategy": "no_memory"}).json()["strategies"]
+    assert len(one) == 1 and not one[0].get("lazy") and one[0]["reasons"] == light["no_memory"]["reasons"]
+    assert one[0]["scores"] == light["no_memory"]["scores"]

@@ -37,8 +37,8 @@ def _chromium() -> str:
 class Viewer:
     """``memlab view`` in a child process, as a user starts it; stopped by its pid."""
 
-    def __init__(self, *run_dirs: Path) -> None:
-        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    def __init__(self, *run_dirs: Path, **env_vars: str) -> None:
+        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), **env_vars)
         self.proc = subprocess.Popen([sys.executable, "-m", "memlab.cli", "view", *map(str, run_dirs), "--no-browser"],
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
         self.url = ""
@@ -125,7 +125,7 @@ def _choose(page, name: str, value: str) -> None:
 
 @pytest.fixture(scope="module")
 def main_viewer(built) -> Iterator[Viewer]:
-    v = Viewer(built["main"])
+    v = Viewer(built["main"], MEMLAB_VIEW_FULL_SIDES="2")  # a probe page sends 2 contexts; the others load when opened
     yield v
     v.stop()
 
@@ -146,9 +146,13 @@ def test_a_user_filters_misses_opens_a_probe_compares_and_opens_the_timeline(mai
     page.evaluate("document.body.setAttribute('data-ready', '0')")
     page.click("tr[data-probe='p-city'] a")
     _ready(page)
-    gold = page.locator("details[data-strategy='full_context'] .line.evidence mark.gold")
-    assert gold.first.text_content() == "Braga"
-    assert page.locator("details[data-strategy='window'] .line.evidence").count() == 0  # its window missed the turn
+    window = page.locator("details[data-strategy='window']")  # the strategy whose miss was opened: sent whole
+    assert window.locator(".ctx").count() == 1 and window.locator(".line.evidence").count() == 0  # its window missed the turn
+    lazy = page.locator("details.lazy[data-strategy='full_context']")  # more strategies than sent whole: on demand
+    assert lazy.count() == 1 and lazy.locator(".ctx").count() == 0
+    lazy.locator("summary").click()
+    _until(page, "document.querySelector(\"details[data-strategy='full_context'] .ctx .line.evidence mark.gold\") !== null")
+    assert page.locator("details[data-strategy='full_context'] .line.evidence mark.gold").first.text_content() == "Braga"
 
     page.evaluate("document.body.setAttribute('data-ready', '0')")
     page.select_option("select[aria-label='compare with']", "full_context")

@@ -305,12 +305,16 @@ class RunResults:
             probes = self.probes
             cols: dict[str, np.ndarray] = {}
             if not probes.empty:
-                records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
-                           for r in probes.to_dict("records")]
+                records: list[dict[str, Any]] = []
+                if any(METRICS.get(n).ceiling is not None for n in METRICS.names()):
+                    records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
+                               for r in probes.to_dict("records")]
                 for name in METRICS.names():
                     m = METRICS.get(name)
                     values = [None if isinstance(v, float) and np.isnan(v) else v for v in probes[name].tolist()]
-                    can_hit = np.array([m.can_hit(r) for r in records], dtype=float)
+                    # without a ceiling every probe can be a hit (Metric.can_hit): no call per probe
+                    can_hit = (np.array([m.can_hit(r) for r in records], dtype=float) if m.ceiling is not None
+                               else np.ones(len(probes)))
                     for col, arr in m.indicators(values).items():
                         cols[col] = arr
                         cols[f"{col}:can_hit"] = np.where(np.isnan(arr), np.nan, can_hit)

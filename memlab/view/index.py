@@ -41,8 +41,10 @@ INDEX_VERSION = 1
 INDEXED = ("probes", "calls", "turns", "memory_ops")
 """The streams the index reads record by record (``units.jsonl`` is small: read whole)."""
 WATCHED = (*INDEXED, "units")
-HEAVY = ("context", "context_items", "context_source_turn_ids", "evidence_texts", "survival")
-"""Probe fields left out of the index (read from the stream when a page shows the probe)."""
+HEAVY = ("context", "context_items", "context_source_turn_ids", "evidence_texts", "survival", "judge", "ragas_llm",
+         "run_id")
+"""Probe fields left out of the index (read from the stream when a page shows the probe; the
+judge's and ragas's verdicts are in the scores)."""
 CALL_FIELDS = ("attempt", "strategy", "dataset", "conversation_id", "call_id", "purpose", "model", "ok", "prompt_tokens",
                "completion_tokens", "latency_s", "turn_id", "probe_id", "phase")
 BATCH_BYTES = 8 << 20

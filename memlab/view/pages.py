@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from memlab.view.lines import WINDOW, mark_difference, probe_lines, window
 from memlab.view.run import Runs, ViewedRun
 
 PER_PAGE = 50
+FULL_SIDES = 4
 MAX_PER_PAGE = 500
 FILTERS = ("strategy", "dataset", "user", "thread", "category", "scope")
 """Probe-list filters on a field (``user`` is the memory namespace; ``scope`` the evidence scope)."""
@@ -163,12 +165,8 @@ def _evidence_turns(run: ViewedRun, row: pd.Series, rec: dict[str, Any]) -> list
 
 
 def _calls(run: ViewedRun, attempt: str, probe_id: str) -> list[dict[str, Any]]:
-    c = run.calls
-    if c.empty or "probe_id" not in c:
-        return []
-    mine = c[(c["attempt"] == attempt) & (c["probe_id"] == probe_id)]
     out = []
-    for rec in run.records("calls", mine[["_off", "_len"]].to_numpy()):
+    for rec in run.records("calls", run.calls_at.get((attempt, probe_id), np.zeros((0, 2), dtype=np.int64))):
         err = rec.get("error")
         out.append({"call_id": rec.get("call_id"), "purpose": rec.get("purpose"), "model": rec.get("model"),
                     "signature": rec.get("signature"), "ok": rec.get("ok", True), "cached": rec.get("cached"),
@@ -210,15 +208,38 @@ def _common(run: ViewedRun, row: pd.Series, rec: dict[str, Any]) -> dict[str, An
             "evidence": _evidence_turns(run, row, rec)}
 
 
-def probe_page(run: ViewedRun, dataset: str, conversation: str, probe: str, strategy: str | None = None) -> dict[str, Any]:
-    """One probe as every strategy (or one) handled it."""
+def full_sides() -> int:
+    """Strategies a probe page sends whole at once (``MEMLAB_VIEW_FULL_SIDES``, default 4); with more,
+    the one asked for is whole and the others are summaries whose context loads when opened — a
+    page of 12 strategies reads one context, not 12."""
+    return max(1, int(os.environ.get("MEMLAB_VIEW_FULL_SIDES") or FULL_SIDES))
+
+
+def _light_side(row: pd.Series) -> dict[str, Any]:
+    """A strategy's handling of a probe from the index alone: answer, scores, verdict."""
+    scores = {n: _num(row.get(n)) for n in METRICS.names() if n in row.index and _num(row.get(n)) is not None}
+    light = {k: _num(v) if not isinstance(v, (list, dict)) else v for k, v in row.items()}
+    return {"strategy": row["strategy"], "attempt": row["attempt"], "lazy": True, "answer": _num(row.get("answer")),
+            "error": redact_text(str(row["error"])) if _num(row.get("error")) else None, "scores": scores,
+            "outcomes": {n: outcome(n, v) for n, v in scores.items()}, "reasons": failure_reasons(light),
+            "context_tokens": _num(row.get("context_tokens")), "total_lines": _num(row.get("context_lines"))}
+
+
+def probe_page(run: ViewedRun, dataset: str, conversation: str, probe: str, strategy: str | None = None,
+               focus: str | None = None) -> dict[str, Any]:
+    """One probe as every strategy handled it (``strategy``: only that one, whole). With more
+    strategies than :func:`full_sides`, only ``focus`` (else the first) comes whole."""
     rows = run.rows_of(dataset, conversation, probe)
     if strategy:
         rows = rows[rows["strategy"] == strategy]
     if rows.empty:
-        raise KeyError(f"no probe {dataset}/{conversation}/{probe} in {run.label}")
+        raise KeyError(f"no probe {dataset}/{conversation}/{probe}" + (f" of {strategy}" if strategy else "") + f" in {run.label}")
+    whole = set(rows["strategy"]) if len(rows) <= full_sides() else {focus if focus in set(rows["strategy"]) else rows.iloc[0]["strategy"]}
     sides, common = [], None
     for _, row in rows.iterrows():
+        if row["strategy"] not in whole:
+            sides.append(_light_side(row))
+            continue
         side, lines, rec = _side(run, row)
         side["lines"] = window(lines)
         sides.append(side)

@@ -37,18 +37,28 @@ class ViewedRun:
         self.key, self.marks = index["key"], index["marks"]
         self.problems: list[str] = list(index.get("problems") or [])
         self.tables: dict[str, Any] = index.get("tables") or {}
-        self.res = RunResults(path, self.manifest).preload(probes=pd.DataFrame(index["probes"]),
-                                                           calls=pd.DataFrame(index["calls"]))
+        # each table leaves the index as it becomes a frame: the server's peak memory is one copy
+        self.res = RunResults(path, self.manifest).preload(probes=pd.DataFrame(index.pop("probes")))
         self.probes = self.res.probes
-        self.calls = self.res.calls
         final = self.res.final_attempts
-        self.turns_at = _offsets(index["turns"], final)
-        self.ops_at = _offsets(index["memory_ops"], final)
-        texts = index.get("texts") or {}
+        calls = index.pop("calls")
+        self.calls_at = _offsets(calls, final, key="probe_id")
+        del calls
+        self.turns_at = _offsets(index.pop("turns"), final)
+        self.ops_at = _offsets(index.pop("memory_ops"), final)
+        texts = index.pop("texts", None) or {}
         self.text_notes: list[str] = list(texts.get("notes") or [])
         self.texts = pd.DataFrame((texts.get("turns") or {}))
         self._by_probe: dict[tuple[str, str, str], np.ndarray] | None = None
         self._search: pd.Series | None = None
+
+    def warm(self) -> None:
+        """Compute in the background what the first comparison would wait for (every probe's
+        indicators: ``RunResults.ceilings`` computes them)."""
+        try:
+            self.res.ceilings()
+        except Exception:  # a page that needs them computes them again and says what failed
+            pass
 
     @property
     def strategies(self) -> list[str]:
@@ -130,12 +140,14 @@ class ViewedRun:
         return t[(t["dataset"] == dataset) & (t["namespace"] == namespace)]
 
 
-def _offsets(cols: dict[str, list[Any]], final: set[str]) -> dict[str, np.ndarray]:
-    """Per final attempt, the (offset, length) of its records, in file order."""
-    out: dict[str, list[tuple[int, int]]] = {}
-    for attempt, off, n in zip(cols.get("attempt", []), cols.get("_off", []), cols.get("_len", []), strict=True):
-        if attempt in final:
-            out.setdefault(attempt, []).append((off, n))
+def _offsets(cols: dict[str, list[Any]], final: set[str], key: str | None = None) -> dict[Any, np.ndarray]:
+    """Per final attempt (or per (attempt, ``key``) for records that have one), the (offset,
+    length) of its records, in file order."""
+    out: dict[Any, list[tuple[int, int]]] = {}
+    keys = cols.get(key, []) if key else [None] * len(cols.get("_off", []))
+    for attempt, k, off, n in zip(cols.get("attempt", []), keys, cols.get("_off", []), cols.get("_len", []), strict=True):
+        if attempt in final and (key is None or k is not None):
+            out.setdefault(attempt if key is None else (attempt, k), []).append((off, n))
     return {a: np.asarray(v, dtype=np.int64) for a, v in out.items()}
 
 
@@ -182,9 +194,10 @@ class Runs:
             if self.echo:
                 self.echo(f"{label}: reading {self.paths[i]}")
             index = ensure_index(self.paths[i], echo=self.echo)
-            self._runs[i] = ViewedRun(self.paths[i], index, label)
+            run = self._runs[i] = ViewedRun(self.paths[i], index, label)
             del index
-            return self._runs[i]  # type: ignore[return-value]
+            threading.Thread(target=run.warm, daemon=True).start()
+            return run
 
 
 def _same(marks: dict[str, Any], now: dict[str, Any]) -> bool:

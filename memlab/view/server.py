@@ -112,7 +112,7 @@ def make_app(runs: Runs, token: str, *, baseline: str | Path | None = None, embe
         Route("/api/probes", api(lambda r: pages.probe_list(run_of(r), filters(r), int(q(r, "page", "0") or 0),
                                                             int(q(r, "per_page", str(pages.PER_PAGE)) or pages.PER_PAGE)))),
         Route("/api/probe", api(lambda r: pages.probe_page(run_of(r), q(r, "dataset", ""), q(r, "conversation", ""),
-                                                           q(r, "probe", ""), q(r, "strategy")))),
+                                                           q(r, "probe", ""), q(r, "strategy"), q(r, "focus")))),
         Route("/api/context", api(lambda r: pages.context_page(
             run_of(r), q(r, "dataset", ""), q(r, "conversation", ""), q(r, "probe", ""), q(r, "strategy", ""),
             int(q(r, "start", "0") or 0), int(q(r, "count", "300") or 300),

@@ -444,7 +444,22 @@
     return h("div", { "class": "scores" }, chips(first),
       rest.length ? h("details", { "class": "more-scores" }, h("summary", { "class": "muted small" }, rest.length + " more scores"), chips(rest)) : null);
   }
+  function lazyBlock(run, probe, s) {
+    var reasons = s.reasons && s.reasons.length ? s.reasons.map(function (r) { return chip(r, "miss"); }) : [chip("no failure", "hit")];
+    var det = h("details", { "class": "strategy lazy", "data-strategy": s.strategy, id: "s-" + s.strategy },
+      h("summary", null, s.strategy, " ", reasons),
+      scoreBlock(run, s), h("div", { "class": "answer" }, s.error ? "error: " + s.error : (s.answer === null || s.answer === undefined ? "(no answer)" : s.answer)),
+      h("p", { "class": "muted small" }, "its context (" + num(s.total_lines, 0) + " lines), explanations and model calls load when opened"));
+    det.ontoggle = function () {
+      if (!det.open || det.getAttribute("data-loading")) { return; }
+      det.setAttribute("data-loading", "1");
+      api("probe", { run: run, dataset: probe.dataset, conversation: probe.conversation_id, probe: probe.probe_id, strategy: s.strategy })
+        .then(function (d) { det.replaceWith(strategyBlock(run, probe, d.strategies[0], true, false)); }).catch(fail);
+    };
+    return det;
+  }
   function strategyBlock(run, probe, s, open, focus) {
+    if (s.lazy) { return lazyBlock(run, probe, s); }
     var more = function (extra) {
       return api("context", Object.assign({ run: run, dataset: probe.dataset, conversation: probe.conversation_id, probe: probe.probe_id, strategy: s.strategy }, extra));
     };
@@ -495,7 +510,7 @@
   }
   function viewProbe(p) {
     var run = p.run || "0";
-    return Promise.all([state.runs ? state.runs : runs(), api("probe", { run: run, dataset: p.dataset, conversation: p.conversation, probe: p.probe })]).then(function (x) {
+    return Promise.all([state.runs ? state.runs : runs(), api("probe", { run: run, dataset: p.dataset, conversation: p.conversation, probe: p.probe, focus: p.strategy })]).then(function (x) {
       var d = x[1];
       clear(main);
       var focus = p.strategy || d.strategies[0].strategy;
