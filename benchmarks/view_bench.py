@@ -182,20 +182,29 @@ def measure_view(run: Path, n_probes: int, seed: int) -> dict:
             _, more = server.get("api/probes", run=0, per_page=500, strategy=facets["strategy"][0], page=page)
             keys += [(r["dataset"], r["conversation_id"], r["probe_id"]) for r in more["rows"]]
         sample = rng.sample(sorted(set(keys)), min(n_probes, len(set(keys))))
-        api_times, sizes = [], []
-        for ds, conv, probe in sample:
+        api_times, sizes, sides, whole = [], [], [], []
+        for k, (ds, conv, probe) in enumerate(sample):
             t, d = server.get("api/probe", run=0, dataset=ds, conversation=conv, probe=probe)
             api_times.append(t)
-            sizes.append(sum(s["total_lines"] for s in d["strategies"]))
+            sizes.append(sum(s["total_lines"] or 0 for s in d["strategies"]))
+            if k < 10:  # every strategy opened: each context, explanations and calls on their own
+                each = [server.get("api/probe", run=0, dataset=ds, conversation=conv, probe=probe, strategy=s["strategy"])[0]
+                        for s in d["strategies"]]
+                sides += each
+                whole.append(sum(each))
         res["probe_api"] = stats(api_times)
+        res["probe_side_api"] = stats(sides)
+        res["probe_all_sides_api"] = stats(whole)
         res["probe_context_lines"] = {"median": statistics.median(sizes), "max": max(sizes)}
         shown = browser_times(server, [f"/probe?run=0&dataset={ds}&conversation={conv}&probe={probe}"
                                        for ds, conv, probe in sample[:5]])
         if shown:
             res["probe_page"] = stats(shown)
         print(f"== probe pages ({len(sample)} probes × {len(facets['strategy'])} strategies, median "
-              f"{res['probe_context_lines']['median']} context lines a page): API {res['probe_api']}; "
-              f"in Chromium {res.get('probe_page')}; load {load()}", flush=True)
+              f"{res['probe_context_lines']['median']} context lines a probe): as opened (one context whole, the "
+              f"others summarised) API {res['probe_api']}, in Chromium {res.get('probe_page')}; one strategy opened "
+              f"{res['probe_side_api']}; all {len(facets['strategy'])} opened, summed {res['probe_all_sides_api']}; "
+              f"load {load()}", flush=True)
         others = {}
         s = facets["strategy"]
         for name, path, params in [

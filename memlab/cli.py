@@ -182,7 +182,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
                 raise FileNotFoundError(f"{run_dir} is not a memlab run folder (no manifest.json)")
             t0 = time.perf_counter()
             index = ensure_index(run_dir, echo=lambda msg: print(msg, flush=True))
-            print(f"indexed {run_dir}: {len(index['probes'].get('_off', [])):,} probe records "
+            print(f"indexed {run_dir}: {index['probes']['n']:,} probe records "
                   f"({time.perf_counter() - t0:.1f} s)")
         return 0
     from memlab.view.server import serve

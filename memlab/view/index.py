@@ -21,6 +21,8 @@ one indexed (shorter, another head) starts the index again. It is built in a chi
 
 from __future__ import annotations
 
+import base64
+import binascii
 import fcntl
 import hashlib
 import json
@@ -36,7 +38,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 """Bump when the index's layout or the meaning of a field changes: older indexes are rebuilt."""
 INDEXED = ("probes", "calls", "turns", "memory_ops")
 """The streams the index reads record by record (``units.jsonl`` is small: read whole)."""
@@ -191,6 +193,63 @@ class _Columns:
         self.n += 1
 
 
+def _b64(arr: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii")
+
+
+def _pack_column(values: list[Any]) -> dict[str, Any]:
+    """One column for the file: whole numbers and numbers as binary arrays, text as codes into its
+    distinct values; anything else (lists, mappings, booleans) as it is. Loading it back then
+    creates a handful of objects instead of one per cell (the server's memory while it reads)."""
+    kinds = {type(v) for v in values}
+    try:
+        if values and kinds == {int}:
+            return {"i8": _b64(np.asarray(values, dtype=np.int64))}
+        if values and kinds <= {int, float, type(None)} and kinds & {float, type(None)} and kinds != {type(None)}:
+            return {"f8": _b64(np.asarray([np.nan if v is None else v for v in values], dtype=np.float64))}
+    except OverflowError:  # a whole number beyond 64 bits stays as it is
+        return {"list": values}
+    if kinds <= {str, type(None)} and str in kinds:
+        distinct = list(dict.fromkeys(v for v in values if v is not None))
+        code = {v: i for i, v in enumerate(distinct)}
+        return {"text": distinct, "codes": _b64(np.asarray([-1 if v is None else code[v] for v in values], dtype=np.int32))}
+    return {"list": values}
+
+
+def pack(cols: dict[str, list[Any]]) -> dict[str, Any]:
+    n = len(next(iter(cols.values()))) if cols else 0
+    return {"n": n, "columns": {k: _pack_column(v) for k, v in cols.items()}}
+
+
+def _unpack_column(col: dict[str, Any], n: int) -> np.ndarray | list[Any]:
+    if "i8" in col:
+        arr: np.ndarray = np.frombuffer(base64.b64decode(col["i8"]), dtype=np.int64)
+    elif "f8" in col:
+        arr = np.frombuffer(base64.b64decode(col["f8"]), dtype=np.float64)
+    elif "codes" in col:
+        codes = np.frombuffer(base64.b64decode(col["codes"]), dtype=np.int32)
+        arr = np.asarray([*col["text"], None], dtype=object)[codes]
+    else:
+        values = col["list"]
+        if not isinstance(values, list) or len(values) != n:
+            raise ValueError("a column of the wrong length")
+        return values
+    if len(arr) != n:
+        raise ValueError("a column of the wrong length")
+    return arr
+
+
+def unpack(table: dict[str, Any]) -> dict[str, np.ndarray | list[Any]]:
+    """A packed table's columns (arrays, or lists for the columns kept as they are)."""
+    n = int(table["n"])
+    return {k: _unpack_column(c, n) for k, c in table["columns"].items()}
+
+
+def unpack_lists(table: dict[str, Any]) -> dict[str, list[Any]]:
+    """A packed table's columns as lists (a missing number is NaN)."""
+    return {k: (v.tolist() if isinstance(v, np.ndarray) else list(v)) for k, v in unpack(table).items()}
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, float) and np.isnan(value):
         return None
@@ -238,10 +297,10 @@ class Builder:
             path = self.run_dir / f"{stream}.jsonl"
             if prev and 0 < prev.get("consumed", 0) <= mark["size"] and _head(path, prev.get("head_len", 0)) == prev.get("head"):
                 start = prev["consumed"]
-                cols = _Columns(old[stream])
+                cols = _Columns(unpack_lists(old[stream]))
                 self.kept += [p for p in old.get("problems", []) if p.startswith(f"{stream}.jsonl")]
             consumed, lines = getattr(self, f"_read_{stream}")(cols, start, (prev or {}).get("lines", 0) if start else 0)
-            out[stream] = cols.data
+            out[stream] = pack(cols.data)
             n = min(consumed, HEAD_BYTES)  # the head of what was read: a torn tail cut by a resume changes nothing read
             out["marks"][stream] = {**mark, "consumed": consumed, "lines": lines, "from": start, "head_len": n,
                                     "head": _head(path, n) if path.exists() else ""}
@@ -406,8 +465,8 @@ class Builder:
     # -- the overview --
     def _tables(self, index: dict[str, Any]) -> dict[str, Any]:
         res = self.res
-        probes = pd.DataFrame(index["probes"])
-        calls = pd.DataFrame(index["calls"])
+        probes = pd.DataFrame(unpack(index["probes"]))
+        calls = pd.DataFrame(unpack(index["calls"]))
         res.preload(probes=probes, calls=calls)
         final = res.probes
         out: dict[str, Any] = {"units": _units(res), "model": res.model_label, "answer_warning": res.answer_warning,
@@ -471,12 +530,12 @@ def _well_formed(data: dict[str, Any]) -> bool:
     truncated file is rebuilt, never trusted)."""
     try:
         for stream in INDEXED:
-            cols = data[stream]
-            lengths = {len(v) for v in cols.values()}
-            if len(lengths) > 1 or not all(isinstance(o, int) and o >= 0 for o in cols.get("_off", [])):
+            cols = unpack(data[stream])
+            off = cols.get("_off")
+            if off is not None and (not isinstance(off, np.ndarray) or (len(off) and off.min() < 0)):
                 return False
         return isinstance(data.get("marks"), dict) and isinstance(data.get("tables"), dict)
-    except (KeyError, TypeError, AttributeError):
+    except (KeyError, TypeError, AttributeError, ValueError, binascii.Error):
         return False
 
 
@@ -549,7 +608,7 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"{redact_text(str(exc))}", file=sys.stderr)
         return 1
-    print(f"index: ready ({len(index['probes'].get('_off', [])):,} probe records, {index.get('built_s', 0):.1f} s)",
+    print(f"index: ready ({index['probes']['n']:,} probe records, {index.get('built_s', 0):.1f} s)",
           file=sys.stderr, flush=True)
     return 0
 

@@ -21,7 +21,7 @@ import pandas as pd
 
 from memlab.analysis.results import RunResults
 from memlab.harness.records import read_manifest
-from memlab.view.index import IndexError_, current_marks, ensure_index, read_line
+from memlab.view.index import IndexError_, current_marks, ensure_index, read_line, unpack
 
 RECHECK_S = 2.0
 """A run's files are looked at (sizes only) at most this often."""
@@ -38,14 +38,12 @@ class ViewedRun:
         self.problems: list[str] = list(index.get("problems") or [])
         self.tables: dict[str, Any] = index.get("tables") or {}
         # each table leaves the index as it becomes a frame: the server's peak memory is one copy
-        self.res = RunResults(path, self.manifest).preload(probes=pd.DataFrame(index.pop("probes")))
+        self.res = RunResults(path, self.manifest).preload(probes=pd.DataFrame(unpack(index.pop("probes"))))
         self.probes = self.res.probes
         final = self.res.final_attempts
-        calls = index.pop("calls")
-        self.calls_at = _offsets(calls, final, key="probe_id")
-        del calls
-        self.turns_at = _offsets(index.pop("turns"), final)
-        self.ops_at = _offsets(index.pop("memory_ops"), final)
+        self.calls_at = _offsets(unpack(index.pop("calls")), final, key="probe_id")
+        self.turns_at = _offsets(unpack(index.pop("turns")), final)
+        self.ops_at = _offsets(unpack(index.pop("memory_ops")), final)
         texts = index.pop("texts", None) or {}
         self.text_notes: list[str] = list(texts.get("notes") or [])
         self.texts = pd.DataFrame((texts.get("turns") or {}))
@@ -140,15 +138,22 @@ class ViewedRun:
         return t[(t["dataset"] == dataset) & (t["namespace"] == namespace)]
 
 
-def _offsets(cols: dict[str, list[Any]], final: set[str], key: str | None = None) -> dict[Any, np.ndarray]:
+def _offsets(cols: dict[str, Any], final: set[str], key: str | None = None) -> dict[Any, np.ndarray]:
     """Per final attempt (or per (attempt, ``key``) for records that have one), the (offset,
     length) of its records, in file order."""
-    out: dict[Any, list[tuple[int, int]]] = {}
-    keys = cols.get(key, []) if key else [None] * len(cols.get("_off", []))
-    for attempt, k, off, n in zip(cols.get("attempt", []), keys, cols.get("_off", []), cols.get("_len", []), strict=True):
-        if attempt in final and (key is None or k is not None):
-            out.setdefault(attempt if key is None else (attempt, k), []).append((off, n))
-    return {a: np.asarray(v, dtype=np.int64) for a, v in out.items()}
+    attempts = np.asarray(cols.get("attempt", []), dtype=object)
+    if not len(attempts):
+        return {}
+    keep = np.isin(attempts, list(final))
+    keys = np.asarray(cols[key], dtype=object) if key else None
+    if keys is not None:
+        keep &= keys != None  # noqa: E711  (elementwise: records without the key)
+    pairs = np.stack([np.asarray(cols["_off"], dtype=np.int64), np.asarray(cols["_len"], dtype=np.int64)], axis=1)[keep]
+    groups = list(zip(attempts[keep], keys[keep])) if keys is not None else attempts[keep].tolist()
+    out: dict[Any, list[int]] = {}
+    for i, g in enumerate(groups):
+        out.setdefault(g, []).append(i)
+    return {g: pairs[idx] for g, idx in out.items()}
 
 
 class Runs:
