@@ -8,6 +8,8 @@ in a fresh process as a user meets it:
 
 1. **index** — ``python -m memlab.view.index RUN`` from a cold start (the cached index removed): wall
    and CPU seconds, the child's peak memory;
+   — twice: with the run's embedding cache moved aside (every answer embedded: the worst case),
+   then with the cache the first build filled;
 2. **server** — ``memlab view RUN --no-browser``: seconds until it prints its URL (the index fresh);
 3. **overview** — the runs page in headless Chromium (Playwright) until rendered, cold and warm, and
    ``GET /api/runs``;
@@ -74,8 +76,23 @@ def make_run(out: Path, args: argparse.Namespace) -> Path:
     return run_dir
 
 
-def measure_index(run: Path) -> dict:
+def measure_index(run: Path, without_vectors: bool = False) -> dict:
+    """One cold build (the cached index removed); ``without_vectors``: the run's embedding cache moved
+    aside meanwhile, so the answers and gold answers the semantic-similarity metric compares are
+    embedded too (the worst case: a run whose cache was deleted)."""
     shutil.rmtree(run / ".view", ignore_errors=True)
+    cache = Path((json.loads((run / "manifest.json").read_text()).get("config") or {}).get("embedding_cache") or "")
+    aside = cache.with_name(cache.name + ".aside") if without_vectors and cache.is_file() else None
+    if aside is not None:
+        cache.rename(aside)
+    try:
+        return _build(run, "no embedding vectors" if aside is not None else "embedding cache as found")
+    finally:
+        if aside is not None:
+            aside.replace(cache)
+
+
+def _build(run: Path, what: str) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     l0, t0 = load(), time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "memlab.view.index", str(run)], cwd=ROOT, capture_output=True, text=True,
@@ -88,8 +105,8 @@ def measure_index(run: Path) -> dict:
     out = {"wall_s": round(wall, 1), "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
            "peak_rss_mb": round(after.ru_maxrss / 1024), "run_mb": round(size / 2**20),
            "index_mb": round((run / ".view" / "index.json").stat().st_size / 2**20, 1), "load": [l0, load()],
-           "last_lines": proc.stderr.strip().splitlines()[-3:]}
-    print(f"== index (cold): {out['wall_s']} s wall, {out['cpu_s']} CPU s, child peak {out['peak_rss_mb']} MB; run streams "
+           "last_lines": proc.stderr.strip().splitlines()[-4:], "what": what}
+    print(f"== index (cold, {what}): {out['wall_s']} s wall, {out['cpu_s']} CPU s, child peak {out['peak_rss_mb']} MB; run streams "
           f"{out['run_mb']} MB, index {out['index_mb']} MB; load {l0} → {load()}", flush=True)
     return out
 
@@ -252,6 +269,7 @@ def main() -> None:
         raise SystemExit("give --run-dir, or include 'run' in --parts")
     results["run_dir"] = str(run)
     if "index" in parts:
+        results["index_no_vectors"] = measure_index(run, without_vectors=True)
         results["index"] = measure_index(run)
     if "view" in parts:
         results["view"] = measure_view(run, args.probes, args.seed)

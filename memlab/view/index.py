@@ -288,7 +288,11 @@ class Builder:
         same = bool(old) and old.get("key") == key and old.get("run_id") == self.res.manifest.get("run_id")
         out: dict[str, Any] = {"format": "memlab-view-index", "key": key, "run_id": self.res.manifest.get("run_id"),
                                "marks": {}, "problems": []}
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
+
+        def took() -> str:
+            return f"{time.perf_counter() - t0:.1f} s, {time.process_time() - c0:.1f} CPU s here"
+
         for stream in INDEXED:
             prev = (old or {}).get("marks", {}).get(stream) if same else None
             mark = marks[stream]
@@ -304,12 +308,14 @@ class Builder:
             n = min(consumed, HEAD_BYTES)  # the head of what was read: a torn tail cut by a resume changes nothing read
             out["marks"][stream] = {**mark, "consumed": consumed, "lines": lines, "from": start, "head_len": n,
                                     "head": _head(path, n) if path.exists() else ""}
+            self.progress(f"{stream}: {cols.n:,} records ({took()})")
         out["marks"]["units"] = marks["units"]
         out["marks"]["manifest"] = marks["manifest"]
         reuse_text = same and old.get("marks", {}).get("manifest") == marks["manifest"] and "texts" in old
         out["texts"] = old["texts"] if reuse_text else self._texts()
-        self.progress(f"tables ({time.perf_counter() - t0:.1f} s so far)")
+        self.progress(f"turn text read ({took()})")
         out["tables"] = self._tables(out)
+        self.progress(f"tables ({took()})")
         out["problems"] = self.kept + [f"{st}.jsonl:{n}: {msg}" for st, n, msg in self.problems]
         out["built_s"] = round(time.perf_counter() - t0, 3)
         return out
@@ -404,7 +410,6 @@ class Builder:
             self.problems += [(st, lines_before + n, msg) for st, n, msg in found if st == "probes"]
             lines_before += lines
             end = pos
-        self.progress(f"probes: {cols.n:,} records")
         return end, lines_before
 
     def _read_calls(self, cols: _Columns, start: int, line_no: int) -> tuple[int, int]:
