@@ -1,4 +1,4 @@
-"""memlab's command line: run, report, validate, datasets, components."""
+"""memlab's command line: run, report, view, validate, datasets, components."""
 
 from __future__ import annotations
 
@@ -175,6 +175,31 @@ def _cmd_explain(args: argparse.Namespace) -> int:
         for r in rows.itertuples():
             print(f"  {r.metric} = {r.score}: {r.explanation}")
     return 0
+
+
+def _cmd_view(args: argparse.Namespace) -> int:
+    """Serve run folders in the browser (docs/view.md); ``--index-only`` builds their indexes and exits."""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        raise RuntimeError(f"memlab view needs starlette and uvicorn ({exc.name} is missing): "
+                           "pip install 'memlab[view]'") from None
+    from memlab.view.index import ensure_index
+
+    if args.index_only:
+        for run_dir in args.run_dirs:
+            if not (Path(run_dir) / "manifest.json").is_file():
+                raise FileNotFoundError(f"{run_dir} is not a memlab run folder (no manifest.json)")
+            t0 = time.perf_counter()
+            index = ensure_index(run_dir, echo=lambda msg: print(msg, flush=True))
+            print(f"indexed {run_dir}: {index['probes']['n']:,} probe records "
+                  f"({time.perf_counter() - t0:.1f} s)")
+        return 0
+    from memlab.view.server import serve
+
+    return serve(args.run_dirs, port=args.port, open_browser=not args.no_browser, baseline=args.baseline,
+                 echo=lambda msg: print(msg, flush=True))
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -542,6 +567,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="every explained score, not only the misses")
     p.add_argument("--csv", metavar="OUT.csv", help="write the table as CSV instead of printing it")
     p.set_defaults(fn=_cmd_explain)
+
+    p = sub.add_parser("view", help="browse run folders in a local web app: probes, contexts side by side, memory "
+                                    "timelines, run-to-run flips (docs/view.md)")
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    p.add_argument("--port", type=int, default=0, help="listen on this port of 127.0.0.1 (default: a free one)")
+    p.add_argument("--no-browser", action="store_true", help="print the URL, do not open a browser")
+    p.add_argument("--baseline", metavar="FILE", help="also show the probes that flipped against this baseline "
+                                                      "(as `memlab check --baseline FILE` counts them)")
+    p.add_argument("--index-only", action="store_true", help="build or refresh the runs' indexes and exit")
+    p.set_defaults(fn=_cmd_view)
 
     p = sub.add_parser("validate", help="check native dataset files; non-zero exit on any problem")
     p.add_argument("paths", nargs="+")

@@ -101,3 +101,16 @@ estimate.by_strategy().round(4)
 
 # %%
 estimate.totals()[["model", "calls", "input_tokens", "output_tokens", "usd", "usd_max", "wall_s", "wall_bound"]].round(3)
+
+# %% [markdown]
+# ## Look at the probes instead of reading them
+#
+# `res.view()` opens the same browser as `memlab view RUN_DIR` inside the notebook: every probe with
+# each strategy's context (gold forms and the lines derived from evidence marked), the comparison
+# of two strategies side by side, each user's memory timeline. It runs in a child process that
+# stops with the kernel (docs/view.md); `view.url` opens it in a tab. This one starts on the probes
+# `message_rag` missed.
+
+# %%
+view = res.view(route="/probes?run=0&strategy=message_rag&metric=evidence_recall&outcome=miss")
+view

@@ -95,6 +95,14 @@ one_pair = res.compare(*pair, metrics=headline)
 one_pair[["category", "metric", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "a_only", "b_only", "verdict"]].round(3)
 
 # %% [markdown]
+# The discordant probes behind `a_only` / `b_only`, the two contexts side by side with what one holds
+# and the other does not (`res.view()`: the viewer of `memlab view`, stopped with the kernel).
+
+# %%
+view = res.view(route=f"/compare?run=0&a={pair[0]}&b={pair[1]}&metric=evidence_recall")
+view
+
+# %% [markdown]
 # ## Where the tokens go
 #
 # Model tokens per conversation by purpose (extraction, consolidation, summaries, answers).

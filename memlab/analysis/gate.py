@@ -40,6 +40,7 @@ from typing import Any, Literal
 import numpy as np
 
 from memlab.analysis.baseline import Baseline, ProbeOutcome, load_baseline, snapshot
+from memlab.analysis.flips import Flip, flipped, gated_column_names
 from memlab.analysis.metric_registry import directed_columns
 from memlab.harness.config import GateSpec, RunConfig, load_config, validate_config
 from memlab.analysis.stats import Intervals, holm_adjusted, paired_compare
@@ -52,11 +53,10 @@ def gated_columns(spec: GateSpec, headline: list[str]) -> dict[str, Any]:
     """Column → tolerance: the config's ``gate.metrics``, else every directed column of the headline
     metrics with the default tolerance."""
     from memlab.harness.config import Tolerance
-    from memlab.analysis.metrics import METRICS
 
     if spec.metrics is not None:
         return dict(spec.metrics)
-    return {col: Tolerance() for name in headline for col, hib in METRICS.get(name).columns() if hib is not None}
+    return {col: Tolerance() for col in gated_column_names(None, headline)}
 
 
 @dataclass(frozen=True)
@@ -90,17 +90,6 @@ class MetricDelta:
     p_adjusted: float = float("nan")
     """Holm-adjusted over the check's gated comparisons (NaN when not gated or no test)."""
     not_gated_because: str = ""
-
-
-@dataclass(frozen=True)
-class Flip:
-    """A probe whose binary score on some gated column changed between baseline and run."""
-
-    old: ProbeOutcome
-    new: ProbeOutcome
-    worse: list[str]
-    """Columns that went from good to bad."""
-    better: list[str]
 
 
 @dataclass(frozen=True)
@@ -396,7 +385,7 @@ def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], 
         if not any(d.strategy == strategy and d.gated for d in result.deltas):
             result.problems.append(f"{strategy}: no gated metric has a value on both sides for any of its {len(pairs)} "
                                    "probes (every score missing): nothing to compare")
-        result.flips += _flips(pairs, list(tolerances))
+        result.flips += flipped(pairs, list(tolerances))
         changed = [(o, n) for o, n in pairs if o.context_tokens != n.context_tokens]
         result.context_token_deltas += changed
         oc, nc = base.strategies[strategy].costs, new.strategies[strategy].costs
@@ -412,25 +401,6 @@ def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], 
     if not result.problems:
         result.status = "regression" if result.regressions else "pass"
     return result
-
-
-def _flips(pairs: list[tuple[ProbeOutcome, ProbeOutcome]], columns: list[str]) -> list[Flip]:
-    """Probes whose 0/1 score on a gated metric column changed (cost columns are not scores)."""
-    from memlab.analysis.results import COST_COLUMNS
-
-    directions = directed_columns()
-    out = []
-    for old, new in pairs:
-        worse, better = [], []
-        for col in columns:
-            a, b = old.scores.get(col), new.scores.get(col)
-            if col in COST_COLUMNS or a is None or b is None or a == b or {a, b} - {0.0, 1.0}:
-                continue
-            good_now = (b > a) == directions[col]
-            (better if good_now else worse).append(col)
-        if worse or better:
-            out.append(Flip(old, new, worse, better))
-    return out
 
 
 # -- the pull-request comment ----------------------------------------------------------------------
@@ -483,6 +453,11 @@ def _markdown(r: GateResult, max_flips: int, max_token_rows: int) -> str:
     out = [f"## {icon} memlab check: {_HEADLINE[r.status]}", ""]
     out.append(f"Baseline {_code(r.baseline_path)}" + (f" · run {_code(r.run_dir)}" if r.run_dir else ""))
     out.append("")
+    if r.run_dir:
+        from memlab.view.command import view_command
+
+        out += [f"Browse the run and its flipped probes side by side: {_code(view_command([r.run_dir], baseline=r.baseline_path))}",
+                ""]
     if r.problems:
         out += ["**Could not compare:**", ""] + [f"- {_cell(p, 400)}" for p in r.problems] + [""]
     if r.warnings:

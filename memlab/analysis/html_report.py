@@ -33,6 +33,7 @@ from memlab.analysis.report_model import (Caution, ContextLine, Details, Facts, 
                                            Report, Section, Table, Text)
 from memlab.analysis.report_render import render_html, render_markdown  # noqa: F401  (re-exported)
 from memlab.analysis.results import RunResults, load_run
+from memlab.view.command import view_command
 
 MAX_FAILED_PER_STRATEGY = 20
 """Failed probes shown per strategy; the rest are counted (all are in the run's probes.jsonl)."""
@@ -149,6 +150,8 @@ def _question(runs: list[_Run]) -> Section:
             s.blocks.append(Text(f"{r.res.manifest.get('run_id')} is not complete (status {m.get('status')}, {failed} failed "
                                  "unit(s)): its numbers cover only the units that finished; `memlab run ... --resume` "
                                  "completes it."))
+    s.blocks.append(Text("Every probe, its contexts side by side and each user's memory timeline: "
+                         + view_command(r.res.path for r in runs)))
     s.blocks.append(Facts([("runs", ", ".join(f"{r.res.manifest.get('run_id')} ({r.res.manifest.get('status')})" for r in runs)),
                            ("strategies", str(sum(len(r.res.strategies) for r in runs))),
                            ("probes scored", str(sum(len(r.res.probes) for r in runs)))]))
@@ -508,7 +511,8 @@ def _fmt_gold(gold: Any, match: str) -> str:
     return (" AND " if match == "all" else " OR ").join(parts) if parts else "(none: should abstain)"
 
 
-def _failure_reasons(p: dict[str, Any]) -> list[str]:
+def failure_reasons(p: dict[str, Any]) -> list[str]:
+    """Why a scored probe counts as failed (empty: it did not fail); one short phrase each."""
     out = []
     if p.get("error"):
         out.append(f"errored: {redact_text(str(p['error']))}")
@@ -523,17 +527,22 @@ def _failure_reasons(p: dict[str, Any]) -> list[str]:
     return out
 
 
-def _case(label: str, p: dict[str, Any]) -> ProbeCase:
-    evidence = [str(e) for e in (p.get("evidence") or [])]
-    ev = set(evidence)
+def context_lines(p: dict[str, Any]) -> list[ContextLine]:
+    """A probe record's context as lines: one per recorded context item (marked when derived from
+    one of the probe's evidence turns), else the context text split at line breaks."""
+    ev = {str(e) for e in (p.get("evidence") or [])}
     items = p.get("context_items") if isinstance(p.get("context_items"), list) else []
     if items:
-        lines = [ContextLine(str(i.get("section", "")), str(i.get("text", "")),
-                             bool(ev & set(i.get("source_turn_ids") or [])), list(i.get("source_turn_ids") or []))
-                 for i in items]
-    else:
-        # split on "\n" only, as the context was joined: str.splitlines() also breaks at U+2028 & co.
-        lines = [ContextLine("", line, False, []) for line in str(p.get("context") or "").split("\n") if line.strip()]
+        return [ContextLine(str(i.get("section", "")), str(i.get("text", "")),
+                            bool(ev & set(i.get("source_turn_ids") or [])), list(i.get("source_turn_ids") or []))
+                for i in items]
+    # split on "\n" only, as the context was joined: str.splitlines() also breaks at U+2028 & co.
+    return [ContextLine("", line, False, []) for line in str(p.get("context") or "").split("\n") if line.strip()]
+
+
+def _case(label: str, p: dict[str, Any]) -> ProbeCase:
+    evidence = [str(e) for e in (p.get("evidence") or [])]
+    lines = context_lines(p)
     total = len(lines)
     if len(lines) > MAX_CONTEXT_LINES:
         room = max(0, MAX_CONTEXT_LINES - sum(x.evidence for x in lines))
@@ -547,7 +556,7 @@ def _case(label: str, p: dict[str, Any]) -> ProbeCase:
                      str(p["question"]), _fmt_gold(p.get("gold"), p.get("gold_match", "any")),
                      "(no answer)" if p.get("answer") is None else str(p["answer"]),
                      redact_text(json.dumps(p["judge"], ensure_ascii=False, default=str)) if p.get("judge") else "",
-                     _failure_reasons(p), evidence,
+                     failure_reasons(p), evidence,
                      [e for e in evidence if e not in have], lines, total,
                      [(name, redact_text(why)) for name, why in explain_probe(p).items()])
 
@@ -567,7 +576,7 @@ def _failed_probes(runs: list[_Run]) -> Section:
         records = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()}
                    for rec in probes.to_dict("records")]
         for strategy in r.res.strategies:
-            failed = [p for p in records if p["strategy"] == strategy and _failure_reasons(p)]
+            failed = [p for p in records if p["strategy"] == strategy and failure_reasons(p)]
             if not failed:
                 continue
             s.blocks.append(Heading(f"{r.label(strategy)}: {len(failed)} of "

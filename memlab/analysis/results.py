@@ -46,15 +46,44 @@ class RunResults:
     def _stream(self, name: str) -> pd.DataFrame:
         if name not in self._frames:
             df = pd.DataFrame(self._records(name))
-            if name != "units" and not df.empty and "attempt" in df.columns:
-                df = df[df["attempt"].isin(self.final_attempts)]
-                # Units in a fixed order, each unit's records as written: a parallel run writes
-                # whole units in the order they finish, and a mean summed in another order can
-                # differ in the last digit, so every executor must be read back in the same order.
-                rank = df["attempt"].map(self._unit_rank)
-                df = df.iloc[rank.argsort(kind="stable")]
-            self._frames[name] = df.reset_index(drop=True)
+            self._frames[name] = self.final_rows(df) if name != "units" else df
         return self._frames[name]
+
+    def final_rows(self, df: pd.DataFrame) -> pd.DataFrame:
+        """The rows of ``df`` (records of one stream, with their ``attempt``) that count: each unit's
+        final attempt, units in a fixed order, each unit's records as written. A parallel run writes
+        whole units in the order they finish, and a mean summed in another order can differ in the
+        last digit, so every executor must be read back in the same order."""
+        if not df.empty and "attempt" in df.columns:
+            df = df[df["attempt"].isin(self.final_attempts)]
+            rank = df["attempt"].map(self._unit_rank)
+            df = df.iloc[rank.argsort(kind="stable")]
+        return df.reset_index(drop=True)
+
+    def preload(self, *, probes: pd.DataFrame | None = None, calls: pd.DataFrame | None = None) -> RunResults:
+        """Use frames read elsewhere instead of reading the streams: ``probes`` already scored
+        (:meth:`score`), ``calls`` one row per call with its scope's fields. Both hold every attempt's
+        rows; only the final attempts' are kept (:meth:`final_rows`). The viewer's index
+        (:mod:`memlab.view.index`) streams a run folder of any size this way and hands the tables
+        (summary, comparisons) only the light fields, without the contexts."""
+        if probes is not None:
+            self._frames["probes_scored"] = self.final_rows(probes)
+        if calls is not None:
+            self._frames["calls_flat"] = self.final_rows(calls)
+        return self
+
+    def score(self, records: list[dict[str, Any]], *, save_cache: bool = True) -> pd.DataFrame:
+        """Every metric's value for these probe records (one row each, in order): mean metrics as
+        floats, a level metric as its level. The run's embedding cache is read, and written back
+        with the new vectors unless ``save_cache`` is False (a caller scoring a run in batches
+        saves it once, with the last)."""
+        cache = self._embedding_cache()
+        scores = pd.DataFrame(score_probes(records), columns=METRICS.names())
+        if cache is not None and save_cache:
+            cache.save()
+        means = [n for n in METRICS.names() if METRICS.get(n).aggregation == "mean"]
+        scores[means] = scores[means].astype(float)  # a level column (proportions) stays text
+        return scores
 
     @cached_property
     def unit_ends(self) -> dict[tuple, dict[str, Any]]:
@@ -140,12 +169,7 @@ class RunResults:
                 # those back into None so "no error" is not read as a (truthy) NaN error.
                 records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
                            for r in df.to_dict("records")]
-                cache = self._embedding_cache()
-                scores = pd.DataFrame(score_probes(records), index=df.index)
-                if cache is not None:
-                    cache.save()
-                means = [n for n in METRICS.names() if METRICS.get(n).aggregation == "mean"]
-                scores[means] = scores[means].astype(float)  # a level column (proportions) stays text
+                scores = self.score(records).set_axis(df.index)
                 df = pd.concat([df, scores], axis=1)
             self._frames["probes_scored"] = df
         return self._frames["probes_scored"]
@@ -321,12 +345,16 @@ class RunResults:
             probes = self.probes
             cols: dict[str, np.ndarray] = {}
             if not probes.empty:
-                records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
-                           for r in probes.to_dict("records")]
+                records: list[dict[str, Any]] = []
+                if any(METRICS.get(n).ceiling is not None for n in METRICS.names()):
+                    records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
+                               for r in probes.to_dict("records")]
                 for name in METRICS.names():
                     m = METRICS.get(name)
                     values = [None if isinstance(v, float) and np.isnan(v) else v for v in probes[name].tolist()]
-                    can_hit = np.array([m.can_hit(r) for r in records], dtype=float)
+                    # without a ceiling every probe can be a hit (Metric.can_hit): no call per probe
+                    can_hit = (np.array([m.can_hit(r) for r in records], dtype=float) if m.ceiling is not None
+                               else np.ones(len(probes)))
                     for col, arr in m.indicators(values).items():
                         cols[col] = arr
                         cols[f"{col}:can_hit"] = np.where(np.isnan(arr), np.nan, can_hit)
@@ -514,11 +542,19 @@ class RunResults:
             rec = {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in rec.items()}
             for name, why in explain_probe(rec).items():
                 score = rec.get(name)
-                if missed_only and not _missed(METRICS.get(name), score):
+                if missed_only and not score_missed(METRICS.get(name), score):
                     continue
                 rows.append([rec["strategy"], rec["dataset"], rec["conversation_id"], rec["probe_id"], rec.get("category"),
                              name, score, redact_text(why)])
         return pd.DataFrame(rows, columns=cols)
+
+    def view(self, *others: str | Path | RunResults, **options: Any) -> Any:
+        """Open this run (and ``others``) in ``memlab view``'s browser inside a notebook: a local
+        server in a child process that ends with the kernel; the returned handle shows the viewer
+        as an iframe (``handle.url`` to open it in a tab, ``handle.stop()``). See docs/view.md."""
+        from memlab.view.notebook import show
+
+        return show([self.path, *[o.path if isinstance(o, RunResults) else o for o in others]], **options)
 
     def compare(self, a: str, b: str, metrics: list[str] | None = None, by_category: bool = True,
                 by: str = "category") -> pd.DataFrame:
@@ -574,8 +610,8 @@ class RunResults:
 from memlab.analysis.metric_registry import COST_COLUMNS  # noqa: E402,F401  (re-exported)
 
 
-def _missed(metric: Any, score: Any) -> bool:
-    """The score is not the metric's best (see :meth:`RunResults.explanations`)."""
+def score_missed(metric: Any, score: Any) -> bool:
+    """The score is not the metric's best (see :meth:`RunResults.explanations`); False for None."""
     if score is None:
         return False
     if metric.aggregation == "proportions":
