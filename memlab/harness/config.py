@@ -256,6 +256,18 @@ class RunConfig(BaseModel):
         chosen = [own[n] if n in own else StrategySpec(name=n) for n in names]
         return validate_config(self.model_copy(update={"strategies": chosen}), f"config {self.name!r}")
 
+    def register_secrets(self) -> None:
+        """Register every secret this config leads to — each model's API key (the judge's too),
+        every password in a base URL, a store DSN or a secret-named option — before anything can
+        fail or parse them (:mod:`memlab.redact`): from then on no error text shows them."""
+        from memlab.redact import install_log_redaction, register_secrets_in
+
+        install_log_redaction()  # a library logging a failed request must not print a key either
+        for spec in [self.model, *self.models.values(), *([self.judge] if self.judge else [])]:
+            spec.register_secrets()
+        register_secrets_in(self.store_options)
+        register_secrets_in([s.model_dump(mode="json") for s in self.strategies])
+
     def check(self) -> None:
         """Everything that can be checked without doing any work: plugins, components, stores, models."""
         from memlab.llm.base import MODELS
@@ -329,9 +341,12 @@ def notebook_config(config_path: str | Path, strategies: list[str], *, limit: in
 
 def validate_config(data: dict[str, Any] | RunConfig, where: str = "config") -> RunConfig:
     """Validate a config mapping completely (the same checks ``load_config`` makes)."""
+    from memlab.redact import register_secrets_in
     from memlab.registry import RegistryError
     from memlab.strategies.slots import load_plugins
 
+    if isinstance(data, dict):
+        register_secrets_in(data)  # the raw passwords, before any parser (or its error message) sees them
     if isinstance(data, dict) and isinstance(data.get("plugins"), list):
         try:
             load_plugins([str(p) for p in data["plugins"]])  # before strategies name a plugin's slots

@@ -122,6 +122,7 @@ def _model_labels(models: dict[str, Any]) -> dict[str, str]:
 class Runner:
     def __init__(self, config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = False,
                  progress: bool = True, executor: Any = None) -> None:
+        config.register_secrets()  # before anything can fail: no error below may show a key or a password
         self.config = validate_config(config)
         self.resume = resume
         self.progress = progress

@@ -85,6 +85,7 @@ def rejudge(run_dir: str | Path, judge: Any = None, *, prompt: str = DEFAULT_JUD
     if check_format(manifest, str(src / "manifest.json")) < 2:
         raise ValueError(f"{src}: run format 1 cannot be re-judged; re-run it with this memlab")
     spec = judge if isinstance(judge, ModelSpec) else ModelSpec.model_validate(judge or source_judge_spec(manifest) or {})
+    spec.register_secrets()  # before the first call can fail and quote the key
     dest = Path(out) if out is not None else _claim_dir(src.with_name(f"{src.name}-rejudged-{prompt}"))
     if (dest / "manifest.json").exists():
         raise FileExistsError(f"{dest} already holds a run; choose another --out")

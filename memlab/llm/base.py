@@ -14,8 +14,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from memlab.llm.limiter import RateLimit
-from memlab.llm.redact import redact_url
 from memlab.llm.types import ChatRequest, ChatResponse
+from memlab.redact import redact_url
 from memlab.registry import Registry
 
 
@@ -84,6 +84,28 @@ class ModelSpec(BaseModel):
     options: dict[str, Any] = Field(
         default_factory=dict, description="Provider-specific options, checked by the provider (offline: tool_reliability, seed)."
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _unambiguous_url(cls, v: str | None) -> str | None:
+        from memlab.redact import AMBIGUOUS_URL, ambiguous_userinfo
+
+        if ambiguous_userinfo(v):
+            raise ValueError(f"base_url: {AMBIGUOUS_URL}")
+        return v
+
+    def register_secrets(self) -> None:
+        """Register this model's API key (the value of ``api_key_env``) and its URL credentials
+        as secrets (:func:`memlab.redact.register_secret`), so that every later error text masks
+        them wherever they appear — a 401 body quoting ``Authorization: Bearer <key>`` included.
+        Called when a run, a rejudge or a judge audit starts, before anything can fail."""
+        from memlab.redact import install_log_redaction, register_env_secret, register_secrets_in
+
+        install_log_redaction()
+        if self.provider != "offline":
+            register_env_secret(self.api_key_env)
+        register_secrets_in(self.base_url)
+        register_secrets_in(self.options)
 
     @field_serializer("base_url", when_used="json")
     def _redacted_base_url(self, base_url: str | None) -> str | None:

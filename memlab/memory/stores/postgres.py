@@ -89,10 +89,12 @@ def resolve_dsn(dsn: str | None = None) -> str:
 def normalize_dsn(dsn: str) -> str:
     """A URL-form DSN with its user name and password percent-encoded; any other DSN as given.
 
-    libpq ends a URL's userinfo at the first ``/``, so ``postgresql://u:a/b@host/db`` would be
-    read as host ``u``, port ``a`` — and a "could not connect to host u port a" error would quote a
-    piece of the password. Encoded, every password (``#``, ``?``, ``/``, spaces, ``@``) is read
-    whole; libpq decodes the encoding, so a DSN libpq already read right means the same."""
+    libpq ends a URL's userinfo at the first ``@`` or ``/``, so ``postgresql://u:a/b@host/db``
+    would be read as host ``u``, port ``a`` — and a "could not connect to host u port a" error
+    would quote a piece of the password. The userinfo is found by memlab's one rule
+    (:func:`memlab.redact.split_userinfo`: to the last ``@``) and encoded, so every password
+    (``#``, ``?``, ``/``, spaces, ``@``) is read whole; libpq decodes the encoding, so a DSN libpq
+    already read right means the same."""
     from urllib.parse import quote, unquote
 
     from memlab.redact import split_userinfo
@@ -115,6 +117,10 @@ def describe_dsn(dsn: str) -> dict[str, str]:
 
     Falls back to a lenient parse when libpq rejects the DSN, so even the error for a
     malformed DSN can say which server and user it was meant for."""
+    from memlab.redact import MASK, ambiguous_userinfo
+
+    if ambiguous_userinfo(dsn):  # the host would be a piece of a password (memlab.redact)
+        return {"host": MASK, "port": MASK, "dbname": MASK, "user": MASK}
     dsn = normalize_dsn(dsn)
     try:
         from psycopg.conninfo import conninfo_to_dict
@@ -130,21 +136,28 @@ def describe_dsn(dsn: str) -> dict[str, str]:
     }
 
 
-_URI_RE = re.compile(r"^postgres(?:ql)?://(?:(?P<user>[^:@/?]*)(?::[^@]*)?@)?(?P<hosts>[^/?]*)(?:/(?P<db>[^?]*))?")
 _KV_RE = re.compile(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'?|\S*)")
 
 
 def _lenient_conninfo(dsn: str) -> dict[str, str]:
-    """host/port/dbname/user of a DSN libpq refused (best effort, for messages only; never the password)."""
-    m = _URI_RE.match(dsn.strip())
-    if m:
-        hosts = m.group("hosts") or ""
+    """host/port/dbname/user of a DSN libpq refused (best effort, for messages only; never the
+    password). ``dsn`` is normalised: a URL's userinfo is percent-encoded, so it holds no ``@``."""
+    from urllib.parse import unquote
+
+    from memlab.redact import split_userinfo
+
+    parts = split_userinfo(dsn.strip())
+    if parts is not None and parts[0].lower() in ("postgres://", "postgresql://"):
+        _, userinfo, rest = parts
+        hosts, _, db = rest.split("?", 1)[0].partition("/")
         host, _, port = hosts.rpartition(":") if hosts.count(":") == 1 else (hosts, "", "")
-        return {"host": host, "port": port, "dbname": m.group("db") or "", "user": m.group("user") or ""}
+        user = unquote((userinfo or "").partition(":")[0])
+        return {"host": host, "port": port, "dbname": db, "user": user}
     return {k.lower(): v.strip("'") for k, v in _KV_RE.findall(dsn) if k.lower() != "password"}
 
 
 def _dsn_password(dsn: str) -> str | None:
+    """The password libpq will use (after :func:`normalize_dsn`), else the one the DSN's text shows."""
     from memlab.redact import dsn_password
 
     try:
@@ -193,6 +206,11 @@ class PostgresStore:
         from memlab.redact import register_secret
 
         given = resolve_dsn(dsn)
+        register_secret(_dsn_password(given))  # before anything parses it or can fail quoting it
+        try:
+            self.check_options({"dsn": given})
+        except ValueError as exc:
+            raise StoreError(f"postgres: {exc}") from None
         self.dsn = normalize_dsn(given)
         self._given_dsn = given
         self.table = table
@@ -224,7 +242,7 @@ class PostgresStore:
         # included, and a chained cause would print it in every traceback
         except psycopg.OperationalError as e:
             raise StoreError(self._conn_error(e)) from None
-        except psycopg.ProgrammingError as e:  # libpq refused the DSN itself
+        except (psycopg.ProgrammingError, UnicodeError) as e:  # libpq refused the DSN itself (or its bytes)
             raise StoreError(f"postgres at {self.address}: invalid DSN: {self._safe(e)}") from None
         except psycopg.Error as e:
             raise StoreError(f"postgres at {self.address}: schema setup failed: {self._safe(e)}") from None
@@ -247,9 +265,14 @@ class PostgresStore:
     @staticmethod
     def check_options(options: dict[str, Any]) -> None:
         """Option values checked when a config is loaded, before any run folder exists."""
+        from memlab.redact import AMBIGUOUS_URL, ambiguous_userinfo
+
         table = options.get("table", "agent_memories")
         if not isinstance(table, str) or not _TABLE_RE.match(table):
             raise ValueError(f"invalid table name {table!r} (letters, digits, underscore; <= 48 chars)")
+        dsn = options.get("dsn")
+        if isinstance(dsn, str) and ambiguous_userinfo(dsn):
+            raise ValueError(f"dsn: {AMBIGUOUS_URL}")
 
     # ------------------------------------------------------------------ setup
 
@@ -259,15 +282,13 @@ class PostgresStore:
         return f"{self._addr['host']}:{self._addr['port']}/{self._addr['dbname']} (user {self._addr['user']})"
 
     def _safe(self, e: BaseException) -> str:
-        """An exception's message with the DSN and its password masked."""
-        from memlab.memory.stores.pgserver import redact_dsn
+        """An exception's message with the DSN and its password masked (:mod:`memlab.redact`)."""
+        from memlab.redact import redact_text, redact_url
 
         msg = str(e).strip() or type(e).__name__
         for dsn in (self._given_dsn, self.dsn):
-            msg = msg.replace(dsn, redact_dsn(dsn))
-        if self._password:
-            msg = msg.replace(self._password, "***")
-        return redact_dsn(msg)
+            msg = msg.replace(dsn, redact_url(dsn) or "")
+        return redact_text(msg, [self._password] if self._password else [])
 
     @contextlib.contextmanager
     def _conn(self, what: str) -> Iterator[Any]:
