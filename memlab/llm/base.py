@@ -60,20 +60,21 @@ class CacheSpec(BaseModel):
 class ModelSpec(BaseModel):
     """Which model answers the LLM roles. Secrets are read from ``api_key_env``, never stored."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # every float knob finite, every one bounded
     provider: str = "offline"
     model: str | None = None
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
-    temperature: float = 0.0
-    max_tokens: int | None = 512
-    timeout_s: float = Field(default=60.0, gt=0, description="Read timeout: how long to wait for a reply.")
-    connect_timeout_s: float = Field(default=5.0, gt=0, description="How long to wait for a connection: short, so a dead endpoint shows in seconds.")
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0, description="Sampling temperature (OpenAI's range, 0 to 2).")
+    max_tokens: int | None = Field(default=512, ge=1, le=1_000_000, description="Most tokens one reply may hold "
+                                   "(the offline model keeps to it too). None: the endpoint's own limit.")
+    timeout_s: float = Field(default=60.0, gt=0, le=86_400, description="Read timeout: how long to wait for a reply.")
+    connect_timeout_s: float = Field(default=5.0, gt=0, le=3_600, description="How long to wait for a connection: short, so a dead endpoint shows in seconds.")
     deadline_s: float | None = Field(
-        default=None, gt=0, description="Total time one attempt may take, every read included (the read timeout "
+        default=None, gt=0, le=172_800, description="Total time one attempt may take, every read included (the read timeout "
         "restarts with each byte, so a server that sends a byte now and then never trips it). None: twice timeout_s.")
-    max_attempts: int = Field(default=4, ge=1)
-    retry_base_delay_s: float = Field(default=1.0, ge=0)
+    max_attempts: int = Field(default=4, ge=1, le=100)
+    retry_base_delay_s: float = Field(default=1.0, ge=0, le=3_600)
     rate_limit: RateLimit | None = Field(
         default=None, description="Client-side limits shared by every model on this endpoint: requests_per_minute, tokens_per_minute, max_in_flight."
     )

@@ -31,10 +31,10 @@ MECHANISMS = ("pysbd sentence segmentation", "speech-act filter (questions, smal
 class OfflineOptions(BaseModel):
     """``model.options`` the offline model reads."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     tool_reliability: float = Field(default=1.0, ge=0.0, le=1.0,
                                     description="Probability that a store_fact/update_fact the policy should make is made.")
-    seed: int = Field(default=0, description="Seed of the deterministic reliability draw.")
+    seed: int = Field(default=0, ge=0, description="Seed of the deterministic reliability draw.")
 
 
 class OfflineChatModel:

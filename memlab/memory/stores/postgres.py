@@ -51,10 +51,11 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from pydantic import Field, model_validator
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import tokens
-from memlab.memory.stores.base import NUL, StoreError, Where, where_without_nul, without_nul
+from memlab.memory.stores.base import NUL, StoreError, StoreOptions, Where, where_without_nul, without_nul
 
 if TYPE_CHECKING:  # heavy optional deps are imported in the constructor
     import psycopg
@@ -175,6 +176,29 @@ class PostgresStore:
     """Memory store in one PostgreSQL table with pgvector HNSW and full-text indexes."""
 
     name = "postgres"
+
+    class Options(StoreOptions):
+        """``store_options.postgres`` / ``store: {type: postgres, ...}`` (docs/backends.md). The ranges
+        are pgvector's own (``m`` 2-100, ``ef_construction`` 4-1000, ``ef_search`` 1-1000)."""
+
+        dsn: str | None = Field(default=None, description="The server (default: $MEMLAB_PG_DSN, else .memlab/pg/dsn).")
+        table: str = Field(default="agent_memories", description="Table name (letters, digits, underscore; <= 48 chars).")
+        pool_size: int = Field(default=4, ge=1, le=100, description="Connections per store.")
+        hnsw: bool = Field(default=True, description="Build the HNSW index (False: exact scans only).")
+        dim: int = Field(default=384, ge=1, le=2_000, description="Embedding dimension (pgvector's HNSW indexes at most 2000).")
+        ef_search: int = Field(default=100, ge=1, le=1_000, description="hnsw.ef_search: candidates per query.")
+        hnsw_m: int = Field(default=16, ge=2, le=100, description="HNSW graph degree (m).")
+        hnsw_ef_construction: int = Field(default=64, ge=4, le=1_000, description="HNSW candidates while indexing.")
+        exact_below: int = Field(default=3000, ge=0, le=1_000_000_000, description="Namespaces smaller than this are "
+                                 "scanned exactly instead of through the index.")
+        connect_timeout: int = Field(default=5, ge=1, le=3_600, description="Seconds to wait for a connection.")
+
+        @model_validator(mode="after")
+        def _ef_construction_covers_m(self) -> "PostgresStore.Options":
+            if self.hnsw_ef_construction < 2 * self.hnsw_m:  # pgvector refuses the index otherwise
+                raise ValueError(f"hnsw_ef_construction ({self.hnsw_ef_construction}) must be at least twice "
+                                 f"hnsw_m ({self.hnsw_m})")
+            return self
 
     def __init__(
         self,
