@@ -154,12 +154,16 @@ def _naive(ts):  # compare aware and naive timestamps without raising
     return ts.replace(tzinfo=None)
 
 
-def check_file(path: str | Path) -> tuple[Dataset | None, list[Problem]]:
+def check_file(path: str | Path, warnings: list[Problem] | None = None) -> tuple[Dataset | None, list[Problem]]:
     """Read, recognise and check a dataset file; return the dataset (if it could be built) and every problem.
 
     Raises :class:`FormatNotRecognised` when the file parses but is in no known format (folder scans
-    skip those), and :class:`DatasetError` when it cannot be read or parsed at all.
+    skip those), and :class:`DatasetError` when it cannot be read or parsed at all. A turn above
+    :data:`~memlab.datasets.limits.TURN_MAX_BYTES` is a problem; ``warnings``, when given, gets
+    what is legal but suspicious (a turn above :data:`~memlab.datasets.limits.TURN_WARN_BYTES`).
     """
+    from memlab.datasets.limits import TURN_MAX_BYTES, TURN_WARN_BYTES, oversized_turns
+
     source = read_source(path)
     fmt = loaders.detect(source.data)
     if fmt is None:
@@ -167,6 +171,12 @@ def check_file(path: str | Path) -> tuple[Dataset | None, list[Problem]]:
     problems = [Problem(source.file, format_path(loc), source.line_for(loc), msg)
                 for loc, msg in unstorable_strings(source.data)]
     ds, more = _check_native(source) if fmt == loaders.NATIVE else _convert(source, fmt)
+    if ds is not None:
+        line_for = source.line_for if fmt == loaders.NATIVE else None
+        more += oversized_turns(ds, source.file, line_for, TURN_MAX_BYTES)
+        if warnings is not None:
+            too_long = {p.path for p in more}
+            warnings += [w for w in oversized_turns(ds, source.file, line_for, TURN_WARN_BYTES) if w.path not in too_long]
     return ds, problems + more
 
 

@@ -25,8 +25,10 @@ refused with a message naming what differs, before anything is written.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
 import uuid
 from datetime import datetime
 from pathlib import Path
@@ -43,7 +45,7 @@ from memlab.harness.gc_policy import quiet_gc
 from memlab.harness.provenance import code_version, environment, git_info, package_versions, source_hash
 from memlab.harness.records import FORMAT_VERSION, UnitEvent, check_format, read_manifest
 from memlab.harness.folders import _claim_dir, failing_attempts, finished_units  # noqa: F401 (re-exported)
-from memlab.harness.recorder import RunLock, RunRecorder, read_jsonl, write_json_atomic
+from memlab.harness.recorder import RunLock, RunRecorder, read_jsonl, remove_stale_temporaries, write_json_atomic
 from memlab.redact import redact, redact_text
 from memlab.harness.units import Unit, now_iso, plan_units
 
@@ -151,6 +153,8 @@ class Runner:
         self.run_id = self.run_dir.name
         self.status: str | None = None
         """The run's final status once :meth:`run` returned or raised (None before)."""
+        self.manifest_error: str | None = None
+        """Why the final manifest could not be written (it then still says 'running'); None when it was."""
 
     def _claim(self) -> Path:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -236,6 +240,9 @@ class Runner:
 
     def _run_locked(self) -> Path:
         manifest = self._prepare_manifest()
+        return self._play(manifest)
+
+    def _play(self, manifest: dict[str, Any]) -> Path:
         typed = {t.name if hasattr(t, "spec") else t["name"]: t for t in self.config.typed_strategies()}
         job = UnitJob(self.config, {ds.name: ds for _, ds in self.datasets}, typed,
                       self.run_dir, manifest["run_uid"], self.run_id)
@@ -246,11 +253,16 @@ class Runner:
             if changed:
                 raise ResumeMismatch(f"--resume: {self.run_dir} was played by other models ({'; '.join(changed)}); "
                                      "start a new run instead")
+        remove_stale_temporaries(self.run_dir)
+        if not _reserve(self.run_dir):  # before the manifest says 'running': the run could not say how it ended
+            raise RunAborted(
+                f"run not started: less than {RESERVE_BYTES >> 20} MiB free for {self.run_dir}; memlab sets that much "
+                "aside so that a run can always write how it ended (a full disk left manifests saying 'running'). "
+                "Free some space and " + (f"resume with --resume {self.run_dir}" if self.resume else "run again"))
         recorder = RunRecorder(self.run_dir)
         manifest["models"] = models
         manifest["executor"] = redact(self.executor.describe())  # a resume may use other workers
         write_json_atomic(self.manifest_path, manifest)
-        _reserve(self.run_dir)
 
         done: set[tuple[str, str, str]] = set()
         if self.resume:
@@ -293,6 +305,10 @@ class Runner:
             except OSError:
                 pass
             self._finalize(manifest, status, abort_error)
+        if self.manifest_error is not None:  # the console must not say 'failed' where the manifest says 'running'
+            raise RunAborted(f"run stopped: {abort_error or 'the run ended'} (status {status}), but its manifest could not "
+                             f"be updated ({self.manifest_error}): {self.manifest_path} still says 'running'; free some "
+                             f"space and resume with --resume {self.run_dir}")
         if abort_error is not None:
             raise RunAborted(f"run stopped: {abort_error} (manifest status 'failed'; fix the cause and "
                              f"resume with --resume {self.run_dir})")
@@ -331,8 +347,8 @@ class Runner:
                 # e.g. the disk is full: give back the space set aside when the run started, and retry
                 reserve.unlink(missing_ok=True)
                 write_json_atomic(self.manifest_path, manifest)
-        except OSError:
-            pass  # nothing to write it with: the status stays what the last successful write said
+        except OSError as exc:  # nothing to write it with: say so, the manifest still says 'running'
+            self.manifest_error = redact_text(f"{type(exc).__name__}: {exc}")
         finally:
             reserve.unlink(missing_ok=True)
 
@@ -356,12 +372,25 @@ RESERVE_BYTES = 1 << 20
 manifest when the disk filled up: without it a full disk left the manifest saying ``running``."""
 
 
-def _reserve(run_dir: Path) -> None:
-    try:  # written, not fsynced: the filesystem counts the blocks as used from the write on
-        with open(run_dir / RESERVE, "wb") as fh:
-            fh.write(b"\0" * RESERVE_BYTES)
+def _reserve(run_dir: Path) -> bool:
+    """Set aside :data:`RESERVE_BYTES` in ``RUN/.reserve``; False when the disk cannot hold them
+    (then nothing is left behind and the run must not start)."""
+    path = run_dir / RESERVE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            try:
+                os.posix_fallocate(fd, 0, RESERVE_BYTES)  # blocks counted as used now, or ENOSPC now
+            except OSError as exc:
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise
+                os.write(fd, b"\0" * RESERVE_BYTES)  # a filesystem without fallocate: written blocks count too
+        finally:
+            os.close(fd)
     except OSError:
-        (run_dir / RESERVE).unlink(missing_ok=True)  # a disk already full: nothing to set aside
+        path.unlink(missing_ok=True)
+        return False
+    return True
 
 
 def _remove_unused_dir(run_dir: Path) -> None:
