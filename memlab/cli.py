@@ -50,7 +50,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         overrides["executor"] = executor
     config = load_config(args.config, overrides)
     t0 = time.perf_counter()
-    runner = Runner(config, run_dir=args.resume or args.run_dir, resume=bool(args.resume), progress=not args.no_progress)
+    if args.adopt and not args.resume:
+        raise ValueError("--adopt makes a resumed copy of a run folder a run of its own: give it with --resume COPY")
+    runner = Runner(config, run_dir=args.resume or args.run_dir, resume=bool(args.resume), progress=not args.no_progress,
+                    adopt=args.adopt)
     label = config.model.provider + (" — offline stand-in for an LLM" if config.model.provider in ("offline", "heuristic") else "")
     console.print(f"[bold]memlab run[/bold] {config.name} → {runner.run_dir}  (model: {label})")
     try:
@@ -71,6 +74,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                       f"fix the cause and resume with --resume {runner.run_dir})[/red]")
         return EXIT_CODES["failed"]
     wall = time.perf_counter() - t0
+    for note in runner.notes:
+        console.print(f"[yellow]{note}[/yellow]")
     files = write_report(run_dir, console=console)
     from memlab.analysis.results import load_run
 
@@ -524,6 +529,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="play datasets through strategies and report")
     p.add_argument("config", nargs="?", default=DEFAULT_CONFIG, help=f"run config YAML (default {DEFAULT_CONFIG})")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run in RUN_DIR")
+    p.add_argument("--adopt", action="store_true",
+                   help="with --resume: RUN_DIR is a copy of a run folder; give it a run_uid of its own instead of "
+                        "refusing (its finished units are kept; docs/reliability.md)")
     p.add_argument("--run-dir", help="write to this folder instead of results/<stamp>-<name>")
     p.add_argument("--output-dir", help="parent folder for new runs (default from config: results)")
     p.add_argument("--limit", type=_positive_int, help="only the first N users of each dataset (every thread of each)")

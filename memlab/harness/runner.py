@@ -45,6 +45,7 @@ from memlab.harness.gc_policy import quiet_gc
 from memlab.harness.provenance import code_version, environment, git_info, package_versions, source_hash
 from memlab.harness.records import FORMAT_VERSION, UnitEvent, check_format, read_manifest
 from memlab.harness.folders import _claim_dir, failing_attempts, finished_units  # noqa: F401 (re-exported)
+from memlab.harness.ownership import CopiedRunFolder, ServerLocks, claim_on_resume, postgres_dsns
 from memlab.harness.recorder import RunLock, RunRecorder, read_jsonl, remove_stale_temporaries, write_json_atomic
 from memlab.redact import redact, redact_text
 from memlab.harness.units import Unit, now_iso, plan_units
@@ -123,10 +124,14 @@ def _model_labels(models: dict[str, Any]) -> dict[str, str]:
 
 class Runner:
     def __init__(self, config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = False,
-                 progress: bool = True, executor: Any = None) -> None:
+                 progress: bool = True, executor: Any = None, adopt: bool = False) -> None:
         config.register_secrets()  # before anything can fail: no error below may show a key or a password
         self.config = validate_config(config)
         self.resume = resume
+        self.adopt = adopt
+        """``--adopt``: a resume of a copy of a run folder gives the copy a run_uid of its own (harness.ownership)."""
+        self.notes: list[str] = []
+        """What the console should say besides the table (e.g. that a copy was adopted)."""
         self.progress = progress
         self.executor = executor or make_executor(self.config)
         self.datasets: list[tuple[str, Dataset]] = load_for_run(config.datasets, config.threads, config.limit_conversations)
@@ -180,9 +185,12 @@ class Runner:
             if manifest.get("fingerprint") != self.fingerprint:
                 diff = resume_differences(manifest, self.resolved, self.hashes, self.config)
                 what = "; ".join(diff[:5]) + (f"; and {len(diff) - 5} more" if len(diff) > 5 else "") if diff else (
-                    f"fingerprint {manifest.get('fingerprint')} != {self.fingerprint}, e.g. a changed password")
+                    f"fingerprint {manifest.get('fingerprint')} != {self.fingerprint}")
                 raise ResumeMismatch(f"--resume: {self.run_dir} was made with a different config or dataset: {what}; "
                                      "start a new run instead")
+            adopted = claim_on_resume(manifest, self.run_dir, adopt=self.adopt)  # a copy of a folder: refused or adopted
+            if adopted:
+                self.notes.append(adopted)
             manifest.setdefault("resumed_at", []).append(now_iso())
             manifest["status"] = "running"
             return manifest
@@ -203,6 +211,7 @@ class Runner:
             "started_at": now_iso(),
             "ended_at": None,
             "fingerprint": self.fingerprint,
+            "folder": str(self.run_dir.resolve()),  # the folder that owns run_uid's namespaces (harness.ownership)
             "config": redact(self.config.model_dump(mode="json")),
             "strategies": redact(self.resolved),
             # one line per strategy, written here so the analysis side never imports a strategy
@@ -240,7 +249,28 @@ class Runner:
 
     def _run_locked(self) -> Path:
         manifest = self._prepare_manifest()
-        return self._play(manifest)
+        locks = self._claim_servers(manifest)
+        try:
+            return self._play(manifest)
+        finally:
+            locks.release()
+
+    def _claim_servers(self, manifest: dict[str, Any]) -> ServerLocks:
+        """The run uid's advisory lock on every Postgres server the run's stores use, held while it
+        plays: another process playing the same uid is refused before anything is written."""
+        dsns = postgres_dsns(self.config.store_options, self.resolved)
+        what = "--resume" if self.resume else "run"
+        try:
+            return ServerLocks().acquire(manifest["run_uid"], dsns, what=what)
+        except CopiedRunFolder:
+            if not (self.resume and self.adopt):
+                raise
+        old = manifest["run_uid"]  # --adopt: the uid is in use elsewhere; this folder gets its own
+        manifest.setdefault("adopted_from", []).append({"run_uid": old, "folder": None})
+        manifest["run_uid"] = uuid.uuid4().hex
+        self.notes.append(f"adopted: {self.run_dir} is now a run of its own (run_uid {manifest['run_uid']}; {old} is in "
+                          "use by another process)")
+        return ServerLocks().acquire(manifest["run_uid"], dsns, what=what)
 
     def _play(self, manifest: dict[str, Any]) -> Path:
         typed = {t.name if hasattr(t, "spec") else t["name"]: t for t in self.config.typed_strategies()}
@@ -412,9 +442,10 @@ def _progress(enabled: bool) -> Any:
                     TimeElapsedColumn(), TimeRemainingColumn(), disable=not enabled, transient=False)
 
 
-def run(config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = False, progress: bool = True) -> Path:
-    """Run a comparison; returns the run folder."""
-    return Runner(config, run_dir=run_dir, resume=resume, progress=progress).run()
+def run(config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = False, progress: bool = True,
+        adopt: bool = False) -> Path:
+    """Run a comparison; returns the run folder (``adopt``: see :class:`Runner`)."""
+    return Runner(config, run_dir=run_dir, resume=resume, progress=progress, adopt=adopt).run()
 
 
 __all__ = ["EXIT_CODES", "ResumeMismatch", "RunAborted", "Runner", "Unit", "failing_attempts", "finished_units",

@@ -153,7 +153,7 @@ def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, pr
     new.update(
         status=rejudged_status(manifest, failed_calls), failed_calls=failed_calls,
         judge_failed=sum(1 for v in verdicts if "error" in v), judged=len(verdicts),
-        run_id=dest.name, run_uid=uuid.uuid4().hex, judge=redact(judged),
+        run_id=dest.name, run_uid=uuid.uuid4().hex, folder=str(dest.resolve()), judge=redact(judged),
         fingerprint=hashlib.sha256(json.dumps([manifest.get("fingerprint"), judged], sort_keys=True,
                                               default=str).encode()).hexdigest()[:16],
         rejudged_from={"path": str(src), "run_id": manifest.get("run_id"), "run_uid": manifest.get("run_uid"),

@@ -56,6 +56,7 @@ from pydantic import Field, model_validator
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import tokens
 from memlab.memory.stores.base import NUL, StoreError, StoreOptions, Where, where_without_nul, without_nul
+from memlab.memory.stores.pg_dsn import _dsn_password, describe_dsn, normalize_dsn, resolve_dsn  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # heavy optional deps are imported in the constructor
     import psycopg
@@ -63,113 +64,6 @@ if TYPE_CHECKING:  # heavy optional deps are imported in the constructor
 _TABLE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
 _COLS = "id, namespace, memory_type, content, metadata, source_turn_ids, created_at, updated_at, expires_at, valid"
 _MIGRATION_LOCK = 0x6D656D6C6162  # "memlab": one advisory lock for all migrations (they take milliseconds)
-
-
-def resolve_dsn(dsn: str | None = None) -> str:
-    """Explicit DSN, else ``$MEMLAB_PG_DSN``, else the ``.memlab/pg/dsn`` file ``scripts/pg.sh start`` writes."""
-    import os
-
-    if dsn:
-        return dsn
-    env = os.environ.get("MEMLAB_PG_DSN")
-    if env:
-        return env
-    from memlab.memory.stores.pgserver import find_dsn_file
-
-    f = find_dsn_file()
-    if f is not None:
-        text = f.read_text().strip()
-        if text:
-            return text
-    raise StoreError(
-        "postgres: no DSN given; pass dsn=..., set MEMLAB_PG_DSN, or run `scripts/pg.sh start` "
-        "(which writes .memlab/pg/dsn)"
-    )
-
-
-def normalize_dsn(dsn: str) -> str:
-    """A URL-form DSN with its user name and password percent-encoded; any other DSN as given.
-
-    libpq ends a URL's userinfo at the first ``@`` or ``/``, so ``postgresql://u:a/b@host/db``
-    would be read as host ``u``, port ``a`` — and a "could not connect to host u port a" error
-    would quote a piece of the password. The userinfo is found by memlab's one rule
-    (:func:`memlab.redact.split_userinfo`: to the last ``@``) and encoded, so every password
-    (``#``, ``?``, ``/``, spaces, ``@``) is read whole; libpq decodes the encoding, so a DSN libpq
-    already read right means the same."""
-    from urllib.parse import quote, unquote
-
-    from memlab.redact import split_userinfo
-
-    text = dsn.strip()
-    parts = split_userinfo(text)
-    if parts is None or parts[1] is None:
-        return dsn
-    head, userinfo, rest = parts
-    user, sep, password = userinfo.partition(":")
-
-    def enc(x: str) -> str:
-        return quote(unquote(x), safe="")
-
-    return f"{head}{enc(user)}{':' + enc(password) if sep else ''}@{rest}"
-
-
-def describe_dsn(dsn: str) -> dict[str, str]:
-    """host, port, dbname and user of a DSN, never the password.
-
-    Falls back to a lenient parse when libpq rejects the DSN, so even the error for a
-    malformed DSN can say which server and user it was meant for."""
-    from memlab.redact import MASK, ambiguous_userinfo
-
-    if ambiguous_userinfo(dsn):  # the host would be a piece of a password (memlab.redact)
-        return {"host": MASK, "port": MASK, "dbname": MASK, "user": MASK}
-    dsn = normalize_dsn(dsn)
-    try:
-        from psycopg.conninfo import conninfo_to_dict
-
-        d: dict[str, Any] = dict(conninfo_to_dict(dsn))
-    except Exception:
-        d = _lenient_conninfo(dsn)
-    return {
-        "host": str(d.get("host") or d.get("hostaddr") or "localhost"),
-        "port": str(d.get("port") or "5432"),
-        "dbname": str(d.get("dbname") or d.get("user") or "?"),
-        "user": str(d.get("user") or "?"),
-    }
-
-
-_KV_RE = re.compile(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'?|\S*)")
-
-
-def _lenient_conninfo(dsn: str) -> dict[str, str]:
-    """host/port/dbname/user of a DSN libpq refused (best effort, for messages only; never the
-    password). ``dsn`` is normalised: a URL's userinfo is percent-encoded, so it holds no ``@``."""
-    from urllib.parse import unquote
-
-    from memlab.redact import split_userinfo
-
-    parts = split_userinfo(dsn.strip())
-    if parts is not None and parts[0].lower() in ("postgres://", "postgresql://"):
-        _, userinfo, rest = parts
-        hosts, _, db = rest.split("?", 1)[0].partition("/")
-        host, _, port = hosts.rpartition(":") if hosts.count(":") == 1 else (hosts, "", "")
-        user = unquote((userinfo or "").partition(":")[0])
-        return {"host": host, "port": port, "dbname": db, "user": user}
-    return {k.lower(): v.strip("'") for k, v in _KV_RE.findall(dsn) if k.lower() != "password"}
-
-
-def _dsn_password(dsn: str) -> str | None:
-    """The password libpq will use (after :func:`normalize_dsn`), else the one the DSN's text shows."""
-    from memlab.redact import dsn_password
-
-    try:
-        from psycopg.conninfo import conninfo_to_dict
-
-        pw = conninfo_to_dict(normalize_dsn(dsn)).get("password")
-        if pw:
-            return str(pw)
-    except Exception:
-        pass
-    return dsn_password(dsn)
 
 
 class PostgresStore:
@@ -748,6 +642,41 @@ class PostgresStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def lock_run_uid(dsn: str | None, key: int, *, connect_timeout: int = 5) -> Any:
+    """A connection holding the session advisory lock ``key`` (a run uid's, memlab.harness.ownership),
+    or None when another session holds it. Raises ConnectionError when the server cannot be reached."""
+    try:
+        import psycopg
+    except ImportError as e:  # pragma: no cover - optional extra
+        raise ConnectionError("psycopg missing") from e
+    from memlab.redact import register_secret
+
+    given = resolve_dsn(dsn)
+    register_secret(_dsn_password(given))
+    try:
+        conn = psycopg.connect(normalize_dsn(given), autocommit=True, connect_timeout=connect_timeout)
+    except (psycopg.Error, UnicodeError):
+        raise ConnectionError(f"postgres at {describe_dsn(given)['host']}: cannot connect") from None
+    try:
+        row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+    except psycopg.Error:
+        conn.close()
+        raise ConnectionError("postgres: advisory lock failed") from None
+    if row is None or not row[0]:
+        conn.close()
+        return None
+    return conn
+
+
+def run_uid_in_use(dsn: str | None, key: int, *, connect_timeout: int = 5) -> bool:
+    """Whether some session holds the advisory lock ``key`` (a run playing that uid) on the server."""
+    conn = lock_run_uid(dsn, key, connect_timeout=connect_timeout)
+    if conn is None:
+        return True
+    conn.close()
+    return False
 
 
 def purge_prefix(dsn: str | None, table: str, prefix: str, *, dry_run: bool = False,
