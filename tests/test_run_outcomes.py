@@ -190,3 +190,25 @@ def test_purging_a_run_in_use_exits_non_zero(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "skipped: in use by another memlab process" in err and "1 of 1 run(s) not purged" in err
     assert cli_main(["stores", "purge", str(run)]) == 0  # free again: nothing on a server to remove, and that is fine
+
+
+def test_a_resume_with_only_the_dsn_password_changed_is_accepted_another_server_is_not(tmp_path, capsys):
+    """docs/reliability.md said a changed password alone is refused; passwords are masked before the
+    fingerprint is taken, so a rotated password resumes (same server, database and user), and any
+    other change of the DSN is refused naming it."""
+    def config(dsn: str) -> Path:
+        return _write(tmp_path, _cfg(tmp_path, store_options={"postgres": {"dsn": dsn}},
+                                     strategies=[{"name": "pg", "preset": "fact_rag", "store": {"type": "postgres"}}]))
+
+    first = config("postgresql://memlab:Old-Secret-1@127.0.0.1:1/db")
+    assert cli_main(["run", str(first), "--no-progress"]) == EXIT_CODES["completed_with_failures"]  # port 1: no server
+    (run,) = _runs(tmp_path)
+    capsys.readouterr()
+    rotated = config("postgresql://memlab:New-Secret-2@127.0.0.1:1/db")
+    assert cli_main(["run", str(rotated), "--resume", str(run), "--no-progress"]) == EXIT_CODES["completed_with_failures"]
+    assert "different config" not in capsys.readouterr().err
+    other = config("postgresql://memlab:New-Secret-2@127.0.0.1:1/otherdb")
+    assert cli_main(["run", str(other), "--resume", str(run), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "store_options.postgres.dsn" in err and "otherdb" in err and "Secret" not in err
+
