@@ -58,7 +58,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         overrides["prices"] = args.prices
     config = load_config(args.config, overrides)
     t0 = time.perf_counter()
-    runner = Runner(config, run_dir=args.resume or args.run_dir, resume=bool(args.resume), progress=not args.no_progress)
+    if args.adopt and not args.resume:
+        raise ValueError("--adopt makes a resumed copy of a run folder a run of its own: give it with --resume COPY")
+    runner = Runner(config, run_dir=args.resume or args.run_dir, resume=bool(args.resume), progress=not args.no_progress,
+                    adopt=args.adopt)
     label = config.model.provider + (" — offline stand-in for an LLM" if config.model.provider in ("offline", "heuristic") else "")
     console.print(f"[bold]memlab run[/bold] {config.name} → {runner.run_dir}  (model: {label})")
     try:
@@ -82,6 +85,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if runner.budget_stop:
         console.print(f"[yellow]stopped at the budget: {runner.budget_stop}[/yellow]\n[yellow]resume with a larger budget: "
                       f"memlab run {args.config} --resume {run_dir} --budget max_usd=…[/yellow]")
+    for note in runner.notes:
+        console.print(f"[yellow]{note}[/yellow]")
     files = write_report(run_dir, console=console)
     from memlab.analysis.results import load_run
 
@@ -104,8 +109,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
             raise ValueError("several run folders are compared only in a design report: add --html OUT.html or --md OUT.md")
         if args.compare or args.reference or args.by_category:
             raise ValueError("--compare, --reference and --by-category read one run folder")
-    # every run folder is read (and its probes scored) once, for the design report and the tables
-    loaded = [load_run(p) for p in args.run_dirs]
+    # every run folder is read (and its probes scored) once, for the design report and the tables;
+    # a damaged folder (records missing, wrong types) is refused, not reported as a clean empty run
+    loaded = [load_run(p).check_intact() for p in args.run_dirs]
     written = _write_design_reports(args, loaded)
     if len(args.run_dirs) > 1:
         print("wrote " + ", ".join(map(str, written)))
@@ -158,10 +164,20 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     """Print why probes scored what they did (by default only the scores that missed), per probe."""
     from memlab.analysis.results import load_run
 
-    res = load_run(args.run_dir)
+    res = load_run(args.run_dir).check_intact()
     if args.strategy and args.strategy not in res.strategies:
         raise ValueError(f"{args.run_dir}: no strategy {args.strategy!r} in this run. Strategies: {', '.join(res.strategies)}")
+    if args.probe is not None:
+        known = sorted(set(res.probes["probe_id"].astype(str))) if not res.probes.empty else []
+        if args.probe not in known:
+            import difflib
+
+            close = difflib.get_close_matches(args.probe, known, n=1, cutoff=0.5)
+            raise ValueError(f"{args.run_dir}: no probe {args.probe!r} was answered in this run."
+                             + (f" Did you mean {close[0]!r}?" if close else "")
+                             + (f" ({len(known)} probes answered)" if known else " (no probe was answered)"))
     table = res.explanations(strategy=args.strategy, probe_id=args.probe, missed_only=not args.all)
+    print(_run_status_line(res), file=sys.stderr if args.csv else sys.stdout)
     if args.csv:
         Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
         table.to_csv(args.csv, index=False)
@@ -202,6 +218,16 @@ def _cmd_view(args: argparse.Namespace) -> int:
                  echo=lambda msg: print(msg, flush=True))
 
 
+def _run_status_line(res: object) -> str:
+    """``RUN: status completed · 4 of 4 units ok`` (and what failed): explain's first line, so a
+    reader knows whether the explanations cover the whole run."""
+    manifest = getattr(res, "manifest")
+    units = manifest.get("units") if isinstance(manifest.get("units"), dict) else {}
+    counts = f" · {units.get('ok')} of {units.get('total')} units ok" if units.get("total") is not None else ""
+    failed = f" · {len(units.get('failed') or [])} failed" if units.get("failed") else ""
+    return f"{getattr(res, 'path')}: status {manifest.get('status')}{counts}{failed}"
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     """Check every file (folders: their dataset files, recursively) and report each; 1 if any has problems."""
     from memlab.datasets.discover import expand_paths
@@ -210,8 +236,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     candidates, notes = expand_paths(args.paths)
     bad = checked = 0
     for cand in candidates:
+        warnings: list = []
         try:
-            ds, problems = check_file(cand.path)
+            ds, problems = check_file(cand.path, warnings)
         except FormatNotRecognised as exc:
             if cand.from_folder:
                 notes.append(f"{cand.path}: skipped, not a dataset (format not recognised)")
@@ -225,11 +252,15 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             print(f"✗ {cand.path}: {len(problems)} problem(s)")
             for p in problems:
                 print(f"  {p}")
+            for w in warnings:
+                print(f"  warning: {w}")
         else:
             fmt = ds.meta.get("source_format")
             origin = f" (converted from {fmt})" if fmt else ""
             print(f"✓ {cand.path}: dataset {ds.name!r} v{ds.version}{origin}: {len(ds.conversations)} conversations, "
                   f"{len(ds.probes())} probes")
+            for w in warnings:
+                print(f"  warning: {w}")
     for note in notes:
         print(f"note: {note}")
     if not checked:
@@ -444,6 +475,9 @@ def _cmd_suite_check(args: argparse.Namespace) -> int:
     else:
         check = suite_check(args.paths, output_dir=args.output_dir, workers=args.workers, progress=not args.no_progress,
                             limit_users=args.limit, contrasts=args.contrast or None)
+    if not check.results:  # every unit failed: nothing was answered, so nothing was measured
+        print("suite-check: no probe was answered (every unit failed); nothing could be measured", file=sys.stderr)
+        return 2
     console = Console() if Console().is_terminal else Console(width=200)
     table = Table(title="memlab suite-check: planted contrasts (string recall, better − worse, paired, clustered by user)",
                   title_style="bold", caption="✓ detected: the 95% interval excludes 0 in the known direction · "
@@ -486,16 +520,21 @@ def _cmd_stores_purge(args: argparse.Namespace) -> int:
     if args.older_than is not None:
         runs += [r for r in runs_older_than(args.results, args.older_than) if r not in runs]
     verb = "would remove" if args.dry_run else "removed"
+    skipped = 0
     for run in runs:
         done = purge_run(run, dsn=args.dsn, dry_run=args.dry_run)
         if done.skipped:
-            print(f"{run}: skipped: {done.skipped}")
+            skipped += 1
+            print(f"{run}: skipped: {done.skipped}", file=sys.stderr)
         elif not done.removed:
             print(f"{run}: no store on a server (in memory, or embedded in the run folder)")
         else:
             print(f"{run}: " + "; ".join(f"{verb} {n} memories from {where}" for where, n in done.removed.items()))
     if not runs:
         print(f"no run under {args.results} ended more than {args.older_than:g} day(s) ago")
+    if skipped:  # a run left in place (in use, or of unknown namespaces) is not a purge that succeeded
+        print(f"memlab stores purge: {skipped} of {len(runs)} run(s) not purged", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -526,6 +565,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="play datasets through strategies and report")
     p.add_argument("config", nargs="?", default=DEFAULT_CONFIG, help=f"run config YAML (default {DEFAULT_CONFIG})")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run in RUN_DIR")
+    p.add_argument("--adopt", action="store_true",
+                   help="with --resume: RUN_DIR is a copy of a run folder; give it a run_uid of its own instead of "
+                        "refusing (its finished units are kept; docs/reliability.md)")
     p.add_argument("--run-dir", help="write to this folder instead of results/<stamp>-<name>")
     p.add_argument("--output-dir", help="parent folder for new runs (default from config: results)")
     p.add_argument("--limit", type=_positive_int, help="only the first N users of each dataset (every thread of each)")

@@ -207,10 +207,14 @@ def test_agent_chats_update_reply_fits_its_budget_on_a_long_conversation():
     conv = convert(locomo_like.generate(conversations=1, sessions=12, probes=0, seed=4), "x.json")[0]
     data = conv.model_dump(mode="json")
     out = {}
+    from memlab.llm.base import make_model
+
     for budget in (2000, None):
         recorded: list = []
+        # no budget at all: neither the preset's nor the model spec's (the offline model keeps to its
+        # spec's max_tokens, 512 by default, when a call sets none: memlab/offline/budget.py)
         s = build({"name": "a", "preset": "agent_chat", "extractor": {"type": "summary_entities", "max_tokens": budget}},
-                  embedder=HashEmbedder())
+                  model=make_model({"provider": "offline", "max_tokens": None}), embedder=HashEmbedder())
         with calls.call_sink(recorded.append):
             play(s, data)
         out[budget] = [r.completion_tokens for r in recorded if r.signature == "SummarizeWithEntities"]
@@ -309,7 +313,7 @@ def test_offline_update_reply_fits_max_tokens_dropping_old_facts_and_weak_relati
     from memlab.roles.program import MemoryRoles
     from memlab.roles.signatures import EntityNode
 
-    roles = MemoryRoles(make_model({"provider": "offline"}))
+    roles = MemoryRoles(make_model({"provider": "offline", "max_tokens": None}))  # "free": no spec budget either
     previous = " ".join(f"Anna visited Town{i} on day {i}." for i in range(80))
     graph = [EntityNode(id="anna", type="person", name="Anna", description="Anna is my sister.", properties={},
                         relationships=[{"targetId": f"town{j}", "relationship": "visited", "strength": round(0.5 + j / 1000, 4)}

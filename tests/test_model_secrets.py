@@ -10,7 +10,7 @@ import pytest
 
 from memlab.llm import calls
 from memlab.llm.base import ModelSpec, make_model
-from memlab.llm.redact import redact_url
+from memlab.redact import redact_url
 from memlab.llm.types import ChatRequest, ModelError
 from memlab.roles import signatures as sig
 from memlab.roles.program import Role, RoleFailure

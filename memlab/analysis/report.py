@@ -153,11 +153,23 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
                       end_section=True)
     console.print(table)
     print_cost_table(res, console)
+    print_run_notes(res, console)
+    return summary
+
+
+def print_run_notes(res: RunResults, console: Any) -> None:
+    """Below a run's table (or in its place, when no probe was answered): the units that failed
+    and why, the judge's failures, and — unless the run completed — what can help (``--resume``,
+    ``memlab rejudge``)."""
     failed = (res.manifest.get("units") or {}).get("failed") or []
     if failed:
-        console.print(f"[red]{len(failed)} conversation(s) failed:[/red]")
+        from rich.markup import escape
+
+        console.print(f"[red]{len(failed)} unit(s) failed (strategy/dataset/user: error):[/red]")
         for f in failed[:10]:
-            console.print(f"  [red]• {f}[/red]")
+            console.print(f"  [red]• {escape(str(f))}[/red]")
+        if len(failed) > 10:
+            console.print(f"  [red]… and {len(failed) - 10} more (manifest.json, units.failed)[/red]")
     judged = judge_coverage(res)
     if not judged.empty and judged["judge_failed"].sum():
         console.print(f"[red]the judge failed on {int(judged['judge_failed'].sum())} of {int(judged['answers'].sum())} "
@@ -173,7 +185,6 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
         else:  # a resume redoes failed, unfinished and failed-call units
             hint = f"resume with `memlab run ... --resume {res.path}`"
         console.print(f"[yellow]run status: {status} — {hint}[/yellow]")
-    return summary
 
 
 def print_cost_table(res: RunResults, console: Any = None) -> pd.DataFrame | None:
@@ -378,6 +389,11 @@ def write_report(run_dir: str | Path | RunResults, *, console: Any = None, quiet
         msg = f"{run_dir}: no probes were answered (status {res.manifest.get('status')}): no tables or plots written"
         if not quiet:
             (console.print if console is not None else print)(msg)
+            if console is None:
+                from rich.console import Console
+
+                console = Console(width=200)
+            print_run_notes(res, console)  # which units failed and why, and what can help
         return {}
     summary = print_table(res, console) if not quiet else res.summary()
     out = {

@@ -21,6 +21,7 @@ import pandas as pd
 
 from memlab.analysis.metrics import (METRICS, OFFLINE_ANSWER_WARNING, answer_columns, check_metric_names, explain_probe,
                                      score_probes)
+from memlab.analysis.integrity import DamagedRun, check_intact, check_probe_types  # noqa: F401 (DamagedRun re-exported)
 from memlab.harness.records import check_format, read_manifest, upgrade_v1
 from memlab.harness.recorder import read_jsonl
 from memlab.analysis.stats import Intervals, cluster_interval, paired_compare
@@ -131,6 +132,13 @@ class RunResults:
         out["complete"] = out["units_ok"] == out["units_total"]
         return out
 
+    def check_intact(self) -> RunResults:
+        """Raise :class:`~memlab.analysis.integrity.DamagedRun` when the folder's records contradict its
+        manifest (``units.jsonl`` or ``probes.jsonl`` missing or short) or a probe record has a field
+        of the wrong type; return the run itself otherwise. ``memlab report`` and ``explain`` call it first."""
+        check_intact(self.path, self.manifest, self.unit_ends, self.probes)
+        return self
+
     @property
     def compressions(self) -> pd.DataFrame:
         return self._stream("compressions")
@@ -164,6 +172,7 @@ class RunResults:
     def probes(self) -> pd.DataFrame:
         if "probes_scored" not in self._frames:
             df = self._stream("probes")
+            check_probe_types(self.path, df, lambda: self._records("probes"))  # a wrong type is damage, not a traceback
             if not df.empty:
                 # A column that is a string in some records is NaN in the others once framed: turn
                 # those back into None so "no error" is not read as a (truthy) NaN error.

@@ -129,7 +129,8 @@ class ContrastResult:
 class SuiteCheck:
     results: list[ContrastResult] = field(default_factory=list)
     runs: dict[str, str] = field(default_factory=dict)
-    """Dataset → the run folder its contrasts were played in."""
+    """Dataset → the run folder its contrasts were played in (empty when the runs were played in a
+    temporary folder, which the check removes)."""
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame([asdict(r) for r in self.results])
@@ -182,6 +183,8 @@ def score(run_dir: str | Path, dataset: str | None = None, n_boot: int = 2000,
     res = load_run(run_dir)
     probes = res.probes
     out = []
+    if probes.empty:  # every unit failed: nothing was answered, nothing to compare
+        return out
     for ds, frame in probes.groupby("dataset"):
         if dataset is not None and ds != dataset:
             continue
@@ -221,20 +224,35 @@ def suite_check(datasets: list[str], *, output_dir: str | Path | None = None, wo
                 limit_users: int | None = None, n_boot: int = 2000, contrasts: list[str] | None = None) -> SuiteCheck:
     """Play the planted contrasts (all, or those named in ``contrasts``) on every dataset with the
     offline model, in one run (one start-up, one finalize), and score them per dataset."""
-    from memlab.harness.config import validate_config
-    from memlab.harness.runner import run
-
     chosen = [c for c in CONTRASTS if contrasts is None or c.name in contrasts]
     unknown = sorted(set(contrasts or ()) - {c.name for c in CONTRASTS})
     if unknown:
         raise ValueError(f"unknown contrast(s) {', '.join(unknown)}; known: {', '.join(c.name for c in CONTRASTS)}")
-    base = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="memlab-suite-check-"))
+    if output_dir:
+        return _play_and_score(datasets, chosen, Path(output_dir), workers, progress, limit_users, n_boot, keep=True)
+    # the runs are the check's working files: played in a temporary folder that is removed afterwards
+    with tempfile.TemporaryDirectory(prefix="memlab-suite-check-") as tmp:
+        return _play_and_score(datasets, chosen, Path(tmp), workers, progress, limit_users, n_boot, keep=False)
+
+
+def _play_and_score(datasets: list[str], chosen: list[Contrast], base: Path, workers: int, progress: bool,
+                    limit_users: int | None, n_boot: int, keep: bool) -> SuiteCheck:
+    from memlab.harness.config import validate_config
+    from memlab.harness.runner import Runner, _remove_unused_dir
+
     config = validate_config({
         "name": "suite-check", "datasets": [str(p) for p in datasets], "model": {"provider": "offline"},
         "strategies": strategies(chosen), "bootstrap": 0, "limit_conversations": limit_users, "output_dir": str(base),
         "executor": {"type": "auto", "workers": workers}, "metrics": [METRIC]}, "suite-check")
-    run_dir = run(config, progress=progress)
-    check = SuiteCheck(runs={str(p): str(run_dir) for p in datasets})
+    runner = Runner(config, progress=progress)
+    empty = [path for path, ds in runner.datasets if not ds.probes()]
+    if empty:  # nothing to detect anything with: say so before playing a single turn
+        _remove_unused_dir(runner.run_dir)
+        raise ValueError(f"suite-check measures what a dataset's probes detect, and {', '.join(map(str, empty))} "
+                         f"{'has' if len(empty) == 1 else 'have'} no probes"
+                         + (f" among the first {limit_users} user(s)" if limit_users else ""))
+    run_dir = runner.run()
+    check = SuiteCheck(runs={str(p): str(run_dir) for p in datasets} if keep else {})
     check.results.extend(score(run_dir, n_boot=n_boot, contrasts=chosen))
     return check
 

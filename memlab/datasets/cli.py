@@ -26,6 +26,24 @@ def _parse_tokens(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _dataset_out(text: str) -> str:
+    """``--out`` of a dataset: .yaml, .yml or .json (the format follows the name), refused otherwise
+    before anything is read."""
+    from memlab.datasets.io import check_dataset_path
+
+    try:
+        check_dataset_path(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _schema_out(text: str) -> str:
+    if not text.lower().endswith(".json"):
+        raise argparse.ArgumentTypeError(f"{text}: the schema is JSON; name the file .json")
+    return text
+
+
 def _add_commands(group: argparse._SubParsersAction) -> None:
     st = group.add_parser("stats", help="conversations, sessions, turns, probes by category, token lengths",
                           description="Print statistics for native, LoCoMo or LongMemEval dataset files.")
@@ -39,7 +57,8 @@ def _add_commands(group: argparse._SubParsersAction) -> None:
                                       "filler (chit-chat) or informative (new people, updates, distractors).")
     sc.add_argument("input", metavar="IN")
     sc.add_argument("--target-tokens", "-n", required=True, type=_parse_tokens, metavar="N", help="e.g. 10000, 100k, 1M")
-    sc.add_argument("--out", "-o", required=True, metavar="OUT", help="output file (.yaml or .json)")
+    sc.add_argument("--out", "-o", required=True, metavar="OUT", type=_dataset_out,
+                    help="output file: .yaml/.yml (YAML) or .json (JSON); written atomically, may be IN")
     sc.add_argument("--seed", type=int, default=0)
     sc.add_argument("--filler-from", metavar="OTHER", help="take filler sessions from this dataset's conversations")
     sc.add_argument("--mode", choices=["filler", "informative"], default=None,
@@ -55,11 +74,12 @@ def _add_commands(group: argparse._SubParsersAction) -> None:
                                       "short-term memory and only long-term memory carries over. Reads native, "
                                       "LoCoMo and LongMemEval files; writes a native dataset.")
     th.add_argument("input", metavar="IN")
-    th.add_argument("--out", "-o", required=True, metavar="OUT", help="output file (.yaml or .json)")
+    th.add_argument("--out", "-o", required=True, metavar="OUT", type=_dataset_out,
+                    help="output file: .yaml/.yml (YAML) or .json (JSON); written atomically, may be IN")
     th.set_defaults(func=cmd_threads)
 
     sh = group.add_parser("schema", help="write (or check) the JSON Schema of the native format")
-    sh.add_argument("--out", default=None, help="default: datasets/schema.json")
+    sh.add_argument("--out", default=None, type=_schema_out, help="default: datasets/schema.json (written atomically)")
     sh.add_argument("--check", action="store_true", help="exit 1 if the file differs from the models")
     sh.set_defaults(func=cmd_schema)
 
@@ -142,7 +162,11 @@ def cmd_schema(args: argparse.Namespace) -> int:
             return 1
         print(f"{path} is up to date")
         return 0
-    write_schema(path)
+    try:
+        write_schema(path)
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print(f"wrote {path}")
     return 0
 

@@ -154,12 +154,16 @@ def _naive(ts):  # compare aware and naive timestamps without raising
     return ts.replace(tzinfo=None)
 
 
-def check_file(path: str | Path) -> tuple[Dataset | None, list[Problem]]:
+def check_file(path: str | Path, warnings: list[Problem] | None = None) -> tuple[Dataset | None, list[Problem]]:
     """Read, recognise and check a dataset file; return the dataset (if it could be built) and every problem.
 
     Raises :class:`FormatNotRecognised` when the file parses but is in no known format (folder scans
-    skip those), and :class:`DatasetError` when it cannot be read or parsed at all.
+    skip those), and :class:`DatasetError` when it cannot be read or parsed at all. A turn above
+    :data:`~memlab.datasets.limits.TURN_MAX_BYTES` is a problem; ``warnings``, when given, gets
+    what is legal but suspicious (a turn above :data:`~memlab.datasets.limits.TURN_WARN_BYTES`).
     """
+    from memlab.datasets.limits import TURN_MAX_BYTES, TURN_WARN_BYTES, oversized_turns
+
     source = read_source(path)
     fmt = loaders.detect(source.data)
     if fmt is None:
@@ -167,6 +171,12 @@ def check_file(path: str | Path) -> tuple[Dataset | None, list[Problem]]:
     problems = [Problem(source.file, format_path(loc), source.line_for(loc), msg)
                 for loc, msg in unstorable_strings(source.data)]
     ds, more = _check_native(source) if fmt == loaders.NATIVE else _convert(source, fmt)
+    if ds is not None:
+        line_for = source.line_for if fmt == loaders.NATIVE else None
+        more += oversized_turns(ds, source.file, line_for, TURN_MAX_BYTES)
+        if warnings is not None:
+            too_long = {p.path for p in more}
+            warnings += [w for w in oversized_turns(ds, source.file, line_for, TURN_WARN_BYTES) if w.path not in too_long]
     return ds, problems + more
 
 
@@ -229,26 +239,46 @@ def dataset_hash(ds: Dataset) -> str:
     return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
+DATASET_SUFFIXES = (".yaml", ".yml", ".json")
+"""What a dataset file is written as: YAML, or JSON for ``.json``; any other name is refused, so
+that a ``--out x.txt`` does not write YAML into a ``.txt`` that no folder scan reads."""
+
+
+def check_dataset_path(path: str | Path) -> Path:
+    """``path`` if it names a file memlab writes datasets as (:data:`DATASET_SUFFIXES`), else ValueError."""
+    path = Path(path)
+    if path.suffix.lower() not in DATASET_SUFFIXES:
+        raise ValueError(f"{path}: a dataset is written as YAML (.yaml, .yml) or JSON (.json), chosen by the name; "
+                         f"{'no extension' if not path.suffix else repr(path.suffix)} names neither")
+    return path
+
+
 def write_dataset(ds: Dataset, path: str | Path) -> None:
-    """Write a dataset as YAML (block style, stable key order, defaults omitted)."""
+    """Write a dataset as YAML (block style, stable key order, defaults omitted), atomically."""
+    from memlab.atomic import atomic_write
+
     data = ds.model_dump(mode="json", exclude_defaults=True)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_write(check_dataset_path(path)) as fh:
         yaml.safe_dump(data, fh, sort_keys=False, allow_unicode=True, width=110)
 
 
 def write_dataset_file(ds: Dataset, path: str | Path) -> None:
     """Write a (possibly large) dataset quickly: JSON for ``.json``, else YAML with libyaml's dumper
-    when available (defaults omitted, key order kept)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    when available (defaults omitted, key order kept).
+
+    Atomically (:mod:`memlab.atomic`): a kill or a full disk leaves the old file, never a truncated
+    one that still validates with fewer threads and probes; ``path`` may be the file the dataset
+    was read from."""
+    from memlab.atomic import atomic_write
+
+    path = check_dataset_path(path)
     data = ds.model_dump(mode="json", exclude_defaults=True)
-    if path.suffix.lower() == ".json":
-        path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-        return
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    with open(path, "w", encoding="utf-8") as fh:
-        yaml.dump(data, fh, Dumper=dumper, sort_keys=False, allow_unicode=True, width=110)
+    with atomic_write(path) as fh:
+        if path.suffix.lower() == ".json":
+            fh.write(json.dumps(data, ensure_ascii=False, indent=1))
+        else:
+            yaml.dump(data, fh, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False,
+                      allow_unicode=True, width=110)
 
 
 def json_schema() -> dict[str, Any]:

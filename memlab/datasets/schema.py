@@ -27,10 +27,13 @@ def schema_text() -> str:
 
 
 def write_schema(path: str | Path | None = None) -> Path:
-    """Write the schema (default ``datasets/schema.json``) and return the path."""
+    """Write the schema (default ``datasets/schema.json``), atomically, and return the path."""
+    from memlab.atomic import write_text_atomic
+
     path = Path(path) if path else SCHEMA_PATH
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(schema_text(), encoding="utf-8")
+    if path.suffix.lower() != ".json":
+        raise ValueError(f"{path}: the schema is JSON; name the file .json")
+    write_text_atomic(path, schema_text())
     return path
 
 

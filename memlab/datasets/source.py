@@ -271,6 +271,13 @@ def _json_duplicates(text: str, pos: int, out: list[tuple[str, int, int]]) -> No
 # ------------------------------------------------------------------------------------------- YAML
 
 
+def parse_yaml(text: str, file: str) -> Any:
+    """YAML text → data, as every memlab file is read (datasets and run configs alike): aliases
+    bounded (:data:`MAX_ALIAS_EXPANSION`), duplicate keys refused, timestamps kept as strings; a
+    problem raises :class:`DatasetError` naming the file, line and column."""
+    return _parse_yaml(text, file)
+
+
 def _parse_yaml(text: str, file: str) -> Any:
     loader = _DatasetYamlLoader(text)
     try:

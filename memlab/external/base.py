@@ -251,7 +251,7 @@ def build_external(resolved: dict[str, Any], env: AdapterEnv) -> Any:
 class ExternalParams(BaseModel):
     """Parameters every library adapter takes."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     k: int = Field(default=8, ge=1, description="Memories the library's search returns into the context per question.")
     window: int = Field(default=0, ge=0, description="The conversation's last N messages also go into the context "
                         "(short-term memory; starts empty with each conversation). 0: none.")

@@ -15,7 +15,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from memlab.cost.budget import BudgetSpec
@@ -32,9 +31,9 @@ class ExecutorSpec(BaseModel):
     """How units are run (docs/scale.md). Not part of the run's fingerprint: a run may be resumed
     with other workers or another executor, and gives the same metrics either way."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     type: str = Field(default="auto", description="auto | serial | processes | threads | ray")
-    workers: int = Field(default=1, ge=1, description="Units played at once (ray: 1 = as many as the cluster has CPUs).")
+    workers: int = Field(default=1, ge=1, le=4096, description="Units played at once (ray: 1 = as many as the cluster has CPUs).")
     ray_address: str | None = Field(default=None, description="Ray cluster to join (`auto`, `ray://host:10001`); None starts a local Ray.")
 
     @field_validator("type")
@@ -60,9 +59,9 @@ class Tolerance(BaseModel):
     Direction comes from the metric's declaration, so the same two numbers work for a metric that
     should rise (recall) and one that should fall (leaks, context tokens)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     floor: float | None = Field(
-        default=None, description="The worst acceptable value, whatever the baseline says: a minimum for a "
+        default=None, ge=0, description="The worst acceptable value, whatever the baseline says: a minimum for a "
         "higher-is-better metric, a maximum for a lower-is-better one. Breaking it is a regression even when "
         "the bootstrap cannot tell the change from noise.")
     max_drop: float | None = Field(
@@ -74,7 +73,7 @@ class GateSpec(BaseModel):
     """The regression gate's tolerances (``memlab check``, docs/gate.md). Not part of the run's
     fingerprint: changing a tolerance never changes what a run computes."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     metrics: dict[str, Tolerance] | None = Field(
         default=None, description="Metric column → tolerance (names from `memlab components`; a proportions "
         "metric's level as `update_context.current_only`; cost columns such as `context_tokens`). None: every "
@@ -86,7 +85,7 @@ class GateSpec(BaseModel):
         default=True, description="Call a drop a regression only when the paired interval over the same probes "
         "(clustered by user, the run's `intervals:` method) shows it at the given confidence after the Holm "
         "correction over the check's gated comparisons; False: any drop beyond max_drop counts.")
-    bootstrap: int = Field(default=1000, ge=100, description="Resamples, when the run's `intervals:` is `bootstrap`.")
+    bootstrap: int = Field(default=1000, ge=100, le=1_000_000, description="Resamples, when the run's `intervals:` is `bootstrap`.")
     confidence: float = Field(default=0.95, gt=0.5, lt=1.0, description="Confidence of the paired interval; "
                               "1 − confidence is the family-wise error rate of the whole check.")
     correction: Literal["holm", "none"] = Field(
@@ -127,7 +126,7 @@ class GateSpec(BaseModel):
 
 
 class RunConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     _typed: list[Any] | None = PrivateAttr(default=None)
     _typed_key: str | None = PrivateAttr(default=None)
     name: str = "run"
@@ -149,8 +148,9 @@ class RunConfig(BaseModel):
         "of the same user (short-term memory starts empty at each, long-term memory carries over).")
     limit_conversations: int | None = Field(default=None, ge=1, description="Use only the first N users per dataset "
                                             "(all threads of each; with one conversation per user, the first N conversations).")
-    seed: int = 0
-    bootstrap: int = Field(default=1000, ge=0, description="Resamples, for `intervals: bootstrap` only.")
+    seed: int = Field(default=0, ge=0, description="Seed of every random choice of the run (noisy oracles, the "
+                      "offline agent's tool reliability, bootstrap resamples).")
+    bootstrap: int = Field(default=1000, ge=0, le=1_000_000, description="Resamples, for `intervals: bootstrap` only.")
     intervals: Literal["cluster_t", "bootstrap"] = Field(
         default="cluster_t", description="How every interval is made (docs/metrics.md): `cluster_t`, a cluster-robust "
         "t interval over users (covers ~95% at 4-32 users), or `bootstrap`, the former percentile cluster bootstrap "
@@ -269,6 +269,18 @@ class RunConfig(BaseModel):
         chosen = [own[n] if n in own else StrategySpec(name=n) for n in names]
         return validate_config(self.model_copy(update={"strategies": chosen}), f"config {self.name!r}")
 
+    def register_secrets(self) -> None:
+        """Register every secret this config leads to — each model's API key (the judge's too),
+        every password in a base URL, a store DSN or a secret-named option — before anything can
+        fail or parse them (:mod:`memlab.redact`): from then on no error text shows them."""
+        from memlab.redact import install_log_redaction, register_secrets_in
+
+        install_log_redaction()  # a library logging a failed request must not print a key either
+        for spec in [self.model, *self.models.values(), *([self.judge] if self.judge else [])]:
+            spec.register_secrets()
+        register_secrets_in(self.store_options)
+        register_secrets_in([s.model_dump(mode="json") for s in self.strategies])
+
     def check(self) -> None:
         """Everything that can be checked without doing any work: plugins, components, stores, models."""
         from memlab.llm.base import MODELS
@@ -294,22 +306,6 @@ class ConfigError(ValueError):
     """A run config that cannot be used; the message names the file and the offending entry."""
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate keys (PyYAML silently keeps the last one)."""
-
-
-def _mapping_no_dupes(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-    seen: dict[Any, int] = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r} (first on line {seen[key]})", key_node.start_mark)
-        seen[key] = key_node.start_mark.line + 1
-    return loader.construct_mapping(node, deep=deep)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_no_dupes)
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:
@@ -317,11 +313,16 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Ru
 
     Every strategy is resolved here (components looked up, params validated), so a typo fails
     before any work starts, naming the file, the strategy and the close matches."""
+    from memlab.datasets.problems import DatasetError
+    from memlab.datasets.source import parse_yaml
+
     path = Path(path)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+        # the dataset loader's parse: a YAML alias bomb (a kilobyte that expands to gigabytes in the
+        # manifest) is refused at once, as are duplicate keys, each naming its line
+        data = parse_yaml(path.read_text(encoding="utf-8"), str(path)) or {}
+    except DatasetError as exc:
+        raise ConfigError("; ".join(str(p) for p in exc.problems)) from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     if not isinstance(data, dict):
@@ -351,9 +352,12 @@ def notebook_config(config_path: str | Path, strategies: list[str], *, limit: in
 
 def validate_config(data: dict[str, Any] | RunConfig, where: str = "config") -> RunConfig:
     """Validate a config mapping completely (the same checks ``load_config`` makes)."""
+    from memlab.redact import register_secrets_in
     from memlab.registry import RegistryError
     from memlab.strategies.slots import load_plugins
 
+    if isinstance(data, dict):
+        register_secrets_in(data)  # the raw passwords, before any parser (or its error message) sees them
     if isinstance(data, dict) and isinstance(data.get("plugins"), list):
         try:
             load_plugins([str(p) for p in data["plugins"]])  # before strategies name a plugin's slots

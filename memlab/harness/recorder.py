@@ -240,10 +240,23 @@ def _loads(text: str) -> Any:
 
 
 def write_json_atomic(path: str | Path, data: Any) -> None:
-    path = Path(path)
-    tmp = path.with_suffix(path.suffix + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
-    os.replace(tmp, path)
+    """Replace ``path`` with ``data`` as JSON, whole or not at all (:mod:`memlab.atomic`: a failed
+    write — a full disk — removes its temporary file and leaves the previous manifest)."""
+    from memlab.atomic import write_text_atomic
+
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def remove_stale_temporaries(run_dir: str | Path) -> list[str]:
+    """Remove the temporary files of manifest writes a killed process left in ``run_dir`` (called
+    under the run lock, so no writer is using them): ``manifest.json.<pid>.tmp`` of older memlab
+    versions and ``.manifest.json.<pid>.<random>.tmp``. Returns their names."""
+    gone = []
+    for pattern in ("manifest.json.*.tmp", ".manifest.json.*.tmp"):
+        for p in Path(run_dir).glob(pattern):
+            p.unlink(missing_ok=True)
+            gone.append(p.name)
+    return gone
 
 
 class RunLocked(RuntimeError):

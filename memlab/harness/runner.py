@@ -27,8 +27,10 @@ refused with a message naming what differs, before anything is written.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
 import uuid
 from datetime import datetime
 from pathlib import Path
@@ -45,7 +47,8 @@ from memlab.harness.gc_policy import quiet_gc
 from memlab.harness.provenance import code_version, environment, git_info, package_versions, source_hash
 from memlab.harness.records import FORMAT_VERSION, UnitEvent, check_format, read_manifest
 from memlab.harness.folders import _claim_dir, failing_attempts, finished_units  # noqa: F401 (re-exported)
-from memlab.harness.recorder import RunLock, RunRecorder, read_jsonl, write_json_atomic
+from memlab.harness.ownership import CopiedRunFolder, ServerLocks, claim_on_resume, postgres_dsns
+from memlab.harness.recorder import RunLock, RunRecorder, read_jsonl, remove_stale_temporaries, write_json_atomic
 from memlab.redact import redact, redact_text
 from memlab.harness.units import Unit, now_iso, plan_units
 
@@ -123,11 +126,16 @@ def _model_labels(models: dict[str, Any]) -> dict[str, str]:
 
 class Runner:
     def __init__(self, config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = False,
-                 progress: bool = True, executor: Any = None) -> None:
+                 progress: bool = True, executor: Any = None, adopt: bool = False) -> None:
+        config.register_secrets()  # before anything can fail: no error below may show a key or a password
         self.config = validate_config(config)
         self.budget_stop: str | None = None
         """Why the run stopped at its budget (None: it did not)."""
         self.resume = resume
+        self.adopt = adopt
+        """``--adopt``: a resume of a copy of a run folder gives the copy a run_uid of its own (harness.ownership)."""
+        self.notes: list[str] = []
+        """What the console should say besides the table (e.g. that a copy was adopted)."""
         self.progress = progress
         self.executor = executor or make_executor(self.config)
         self.datasets: list[tuple[str, Dataset]] = load_for_run(config.datasets, config.threads, config.limit_conversations)
@@ -154,6 +162,8 @@ class Runner:
         self.run_id = self.run_dir.name
         self.status: str | None = None
         """The run's final status once :meth:`run` returned or raised (None before)."""
+        self.manifest_error: str | None = None
+        """Why the final manifest could not be written (it then still says 'running'); None when it was."""
 
     def _claim(self) -> Path:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -179,9 +189,12 @@ class Runner:
             if manifest.get("fingerprint") != self.fingerprint:
                 diff = resume_differences(manifest, self.resolved, self.hashes, self.config)
                 what = "; ".join(diff[:5]) + (f"; and {len(diff) - 5} more" if len(diff) > 5 else "") if diff else (
-                    f"fingerprint {manifest.get('fingerprint')} != {self.fingerprint}, e.g. a changed password")
+                    f"fingerprint {manifest.get('fingerprint')} != {self.fingerprint}")
                 raise ResumeMismatch(f"--resume: {self.run_dir} was made with a different config or dataset: {what}; "
                                      "start a new run instead")
+            adopted = claim_on_resume(manifest, self.run_dir, adopt=self.adopt)  # a copy of a folder: refused or adopted
+            if adopted:
+                self.notes.append(adopted)
             manifest.setdefault("resumed_at", []).append(now_iso())
             manifest["status"] = "running"
             return manifest
@@ -202,6 +215,7 @@ class Runner:
             "started_at": now_iso(),
             "ended_at": None,
             "fingerprint": self.fingerprint,
+            "folder": str(self.run_dir.resolve()),  # the folder that owns run_uid's namespaces (harness.ownership)
             "config": redact(self.config.model_dump(mode="json")),
             "strategies": redact(self.resolved),
             # one line per strategy, written here so the analysis side never imports a strategy
@@ -242,6 +256,30 @@ class Runner:
 
     def _run_locked(self) -> Path:
         manifest = self._prepare_manifest()
+        locks = self._claim_servers(manifest)
+        try:
+            return self._play(manifest)
+        finally:
+            locks.release()
+
+    def _claim_servers(self, manifest: dict[str, Any]) -> ServerLocks:
+        """The run uid's advisory lock on every Postgres server the run's stores use, held while it
+        plays: another process playing the same uid is refused before anything is written."""
+        dsns = postgres_dsns(self.config.store_options, self.resolved)
+        what = "--resume" if self.resume else "run"
+        try:
+            return ServerLocks().acquire(manifest["run_uid"], dsns, what=what)
+        except CopiedRunFolder:
+            if not (self.resume and self.adopt):
+                raise
+        old = manifest["run_uid"]  # --adopt: the uid is in use elsewhere; this folder gets its own
+        manifest.setdefault("adopted_from", []).append({"run_uid": old, "folder": None})
+        manifest["run_uid"] = uuid.uuid4().hex
+        self.notes.append(f"adopted: {self.run_dir} is now a run of its own (run_uid {manifest['run_uid']}; {old} is in "
+                          "use by another process)")
+        return ServerLocks().acquire(manifest["run_uid"], dsns, what=what)
+
+    def _play(self, manifest: dict[str, Any]) -> Path:
         typed = {t.name if hasattr(t, "spec") else t["name"]: t for t in self.config.typed_strategies()}
         ledger, spend = self._budget(manifest)
         job = UnitJob(self.config, {ds.name: ds for _, ds in self.datasets}, typed,
@@ -253,11 +291,16 @@ class Runner:
             if changed:
                 raise ResumeMismatch(f"--resume: {self.run_dir} was played by other models ({'; '.join(changed)}); "
                                      "start a new run instead")
+        remove_stale_temporaries(self.run_dir)
+        if not _reserve(self.run_dir):  # before the manifest says 'running': the run could not say how it ended
+            raise RunAborted(
+                f"run not started: less than {RESERVE_BYTES >> 20} MiB free for {self.run_dir}; memlab sets that much "
+                "aside so that a run can always write how it ended (a full disk left manifests saying 'running'). "
+                "Free some space and " + (f"resume with --resume {self.run_dir}" if self.resume else "run again"))
         recorder = RunRecorder(self.run_dir)
         manifest["models"] = models
         manifest["executor"] = redact(self.executor.describe())  # a resume may use other workers
         write_json_atomic(self.manifest_path, manifest)
-        _reserve(self.run_dir)
 
         done: set[tuple[str, str, str]] = set()
         if self.resume:
@@ -306,6 +349,10 @@ class Runner:
             if ledger is not None:
                 manifest["budget"] = self._budget_manifest(ledger)
             self._finalize(manifest, status, abort_error)
+        if self.manifest_error is not None:  # the console must not say 'failed' where the manifest says 'running'
+            raise RunAborted(f"run stopped: {abort_error or 'the run ended'} (status {status}), but its manifest could not "
+                             f"be updated ({self.manifest_error}): {self.manifest_path} still says 'running'; free some "
+                             f"space and resume with --resume {self.run_dir}")
         if abort_error is not None:
             raise RunAborted(f"run stopped: {abort_error} (manifest status 'failed'; fix the cause and "
                              f"resume with --resume {self.run_dir})")
@@ -372,8 +419,8 @@ class Runner:
                 # e.g. the disk is full: give back the space set aside when the run started, and retry
                 reserve.unlink(missing_ok=True)
                 write_json_atomic(self.manifest_path, manifest)
-        except OSError:
-            pass  # nothing to write it with: the status stays what the last successful write said
+        except OSError as exc:  # nothing to write it with: say so, the manifest still says 'running'
+            self.manifest_error = redact_text(f"{type(exc).__name__}: {exc}")
         finally:
             reserve.unlink(missing_ok=True)
 
@@ -434,12 +481,25 @@ RESERVE_BYTES = 1 << 20
 manifest when the disk filled up: without it a full disk left the manifest saying ``running``."""
 
 
-def _reserve(run_dir: Path) -> None:
-    try:  # written, not fsynced: the filesystem counts the blocks as used from the write on
-        with open(run_dir / RESERVE, "wb") as fh:
-            fh.write(b"\0" * RESERVE_BYTES)
+def _reserve(run_dir: Path) -> bool:
+    """Set aside :data:`RESERVE_BYTES` in ``RUN/.reserve``; False when the disk cannot hold them
+    (then nothing is left behind and the run must not start)."""
+    path = run_dir / RESERVE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            try:
+                os.posix_fallocate(fd, 0, RESERVE_BYTES)  # blocks counted as used now, or ENOSPC now
+            except OSError as exc:
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise
+                os.write(fd, b"\0" * RESERVE_BYTES)  # a filesystem without fallocate: written blocks count too
+        finally:
+            os.close(fd)
     except OSError:
-        (run_dir / RESERVE).unlink(missing_ok=True)  # a disk already full: nothing to set aside
+        path.unlink(missing_ok=True)
+        return False
+    return True
 
 
 def _remove_unused_dir(run_dir: Path) -> None:
@@ -462,9 +522,10 @@ def _progress(enabled: bool) -> Any:
                     disable=not enabled, transient=False)
 
 
-def run(config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = False, progress: bool = True) -> Path:
-    """Run a comparison; returns the run folder."""
-    return Runner(config, run_dir=run_dir, resume=resume, progress=progress).run()
+def run(config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = False, progress: bool = True,
+        adopt: bool = False) -> Path:
+    """Run a comparison; returns the run folder (``adopt``: see :class:`Runner`)."""
+    return Runner(config, run_dir=run_dir, resume=resume, progress=progress, adopt=adopt).run()
 
 
 __all__ = ["EXIT_CODES", "ResumeMismatch", "RunAborted", "Runner", "Unit", "failing_attempts", "finished_units",

@@ -83,6 +83,7 @@ class Workbench:
         from memlab.llm.base import make_model
         from memlab.roles.program import MemoryRoles
 
+        config.register_secrets()  # in every worker process too, before a model or a store is built
         self.config = config
         self.datasets = datasets
         self.resolved = resolved

@@ -146,6 +146,7 @@ def judge_audit(run_dir: str | Path, judge: Any = None, *, repeats: int = 1, wor
         raise ValueError(f"repeats must be at least 1, got {repeats}")
     manifest = read_manifest(run_dir / "manifest.json", " (is this a memlab run folder?)")
     spec = judge if isinstance(judge, ModelSpec) else ModelSpec.model_validate(judge or source_judge_spec(manifest) or {})
+    spec.register_secrets()  # before the first call can fail and quote the key
     items = _items(run_dir)
     model = build_judge(spec)
     frame = pd.DataFrame(items)

@@ -70,6 +70,7 @@ def rejudge(run_dir: str | Path, judge: Any = None, *, prompt: str = DEFAULT_JUD
     if check_format(manifest, str(src / "manifest.json")) < 2:
         raise ValueError(f"{src}: run format 1 cannot be re-judged; re-run it with this memlab")
     spec = judge if isinstance(judge, ModelSpec) else ModelSpec.model_validate(judge or source_judge_spec(manifest) or {})
+    spec.register_secrets()  # before the first call can fail and quote the key
     dest = Path(out) if out is not None else _claim_dir(src.with_name(f"{src.name}-rejudged-{prompt}"))
     if (dest / "manifest.json").exists():
         raise FileExistsError(f"{dest} already holds a run; choose another --out")
@@ -143,7 +144,7 @@ def _rejudge_into(src: Path, dest: Path, manifest: dict[str, Any], spec: Any, pr
     new.update(
         status=rejudged_status(manifest, failed_calls), failed_calls=failed_calls,
         judge_failed=sum(1 for v in verdicts if "error" in v), judged=len(verdicts),
-        run_id=dest.name, run_uid=uuid.uuid4().hex, judge=redact(judged),
+        run_id=dest.name, run_uid=uuid.uuid4().hex, folder=str(dest.resolve()), judge=redact(judged),
         fingerprint=hashlib.sha256(json.dumps([manifest.get("fingerprint"), judged], sort_keys=True,
                                               default=str).encode()).hexdigest()[:16],
         rejudged_from={"path": str(src), "run_id": manifest.get("run_id"), "run_uid": manifest.get("run_uid"),

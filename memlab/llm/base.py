@@ -14,8 +14,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from memlab.llm.limiter import RateLimit
-from memlab.llm.redact import redact_url
 from memlab.llm.types import ChatRequest, ChatResponse
+from memlab.redact import redact_url
 from memlab.registry import Registry
 
 
@@ -60,20 +60,21 @@ class CacheSpec(BaseModel):
 class ModelSpec(BaseModel):
     """Which model answers the LLM roles. Secrets are read from ``api_key_env``, never stored."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # every float knob finite, every one bounded
     provider: str = "offline"
     model: str | None = None
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
-    temperature: float = 0.0
-    max_tokens: int | None = 512
-    timeout_s: float = Field(default=60.0, gt=0, description="Read timeout: how long to wait for a reply.")
-    connect_timeout_s: float = Field(default=5.0, gt=0, description="How long to wait for a connection: short, so a dead endpoint shows in seconds.")
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0, description="Sampling temperature (OpenAI's range, 0 to 2).")
+    max_tokens: int | None = Field(default=512, ge=1, le=1_000_000, description="Most tokens one reply may hold "
+                                   "(the offline model keeps to it too). None: the endpoint's own limit.")
+    timeout_s: float = Field(default=60.0, gt=0, le=86_400, description="Read timeout: how long to wait for a reply.")
+    connect_timeout_s: float = Field(default=5.0, gt=0, le=3_600, description="How long to wait for a connection: short, so a dead endpoint shows in seconds.")
     deadline_s: float | None = Field(
-        default=None, gt=0, description="Total time one attempt may take, every read included (the read timeout "
+        default=None, gt=0, le=172_800, description="Total time one attempt may take, every read included (the read timeout "
         "restarts with each byte, so a server that sends a byte now and then never trips it). None: twice timeout_s.")
-    max_attempts: int = Field(default=4, ge=1)
-    retry_base_delay_s: float = Field(default=1.0, ge=0)
+    max_attempts: int = Field(default=4, ge=1, le=100)
+    retry_base_delay_s: float = Field(default=1.0, ge=0, le=3_600)
     rate_limit: RateLimit | None = Field(
         default=None, description="Client-side limits shared by every model on this endpoint: requests_per_minute, tokens_per_minute, max_in_flight."
     )
@@ -84,6 +85,28 @@ class ModelSpec(BaseModel):
     options: dict[str, Any] = Field(
         default_factory=dict, description="Provider-specific options, checked by the provider (offline: tool_reliability, seed)."
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _unambiguous_url(cls, v: str | None) -> str | None:
+        from memlab.redact import AMBIGUOUS_URL, ambiguous_userinfo
+
+        if ambiguous_userinfo(v):
+            raise ValueError(f"base_url: {AMBIGUOUS_URL}")
+        return v
+
+    def register_secrets(self) -> None:
+        """Register this model's API key (the value of ``api_key_env``) and its URL credentials
+        as secrets (:func:`memlab.redact.register_secret`), so that every later error text masks
+        them wherever they appear — a 401 body quoting ``Authorization: Bearer <key>`` included.
+        Called when a run, a rejudge or a judge audit starts, before anything can fail."""
+        from memlab.redact import install_log_redaction, register_env_secret, register_secrets_in
+
+        install_log_redaction()
+        if self.provider != "offline":
+            register_env_secret(self.api_key_env)
+        register_secrets_in(self.base_url)
+        register_secrets_in(self.options)
 
     @field_serializer("base_url", when_used="json")
     def _redacted_base_url(self, base_url: str | None) -> str | None:

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class RateLimit(BaseModel):
     """An endpoint's limits; every field optional (unset = unlimited)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     requests_per_minute: float | None = Field(default=None, gt=0)
     tokens_per_minute: float | None = Field(default=None, gt=0)
     max_in_flight: int | None = Field(default=None, ge=1)

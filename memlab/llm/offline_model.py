@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from memlab.llm.types import ChatRequest, ChatResponse, ModelError, ToolCall, Usage
+from memlab.offline import budget
 from memlab.offline.prompt import PromptError, read_prompt, render_chat_adapter_output
 from memlab.offline.roles import Env, identify
 from memlab.offline.similarity import Similarity
@@ -31,10 +32,10 @@ MECHANISMS = ("pysbd sentence segmentation", "speech-act filter (questions, smal
 class OfflineOptions(BaseModel):
     """``model.options`` the offline model reads."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     tool_reliability: float = Field(default=1.0, ge=0.0, le=1.0,
                                     description="Probability that a store_fact/update_fact the policy should make is made.")
-    seed: int = Field(default=0, description="Seed of the deterministic reliability draw.")
+    seed: int = Field(default=0, ge=0, description="Seed of the deterministic reliability draw.")
 
 
 class OfflineChatModel:
@@ -42,10 +43,13 @@ class OfflineChatModel:
 
     is_heuristic = True
 
-    def __init__(self, embedder: Any = None, options: OfflineOptions | None = None) -> None:
+    def __init__(self, embedder: Any = None, options: OfflineOptions | None = None, max_tokens: int | None = 512) -> None:
         self.sim = Similarity(embedder)
         self.options = options or OfflineOptions()
         self.model_id = model_id()
+        self.max_tokens = max_tokens
+        """The reply budget of a call that sets none (the spec's ``max_tokens``), as an endpoint model
+        sends it with every request: no reply is longer (memlab.offline.budget)."""
 
     @classmethod
     def from_spec(cls, spec: Any, *, embedder: Any = None, **_: Any) -> OfflineChatModel:
@@ -54,11 +58,11 @@ class OfflineChatModel:
             options = OfflineOptions.model_validate(raw)
         except ValueError as exc:
             raise ValueError(f"model.options for provider 'offline': {exc}") from None
-        return cls(embedder, options)
+        return cls(embedder, options, getattr(spec, "max_tokens", 512))
 
     def describe(self) -> dict[str, Any]:
         return {"provider": "offline", "model": self.model_id, "heuristic": True, "mechanisms": list(MECHANISMS),
-                "options": self.options.model_dump(),
+                "options": self.options.model_dump(), "max_tokens": self.max_tokens,
                 "note": "offline stand-in for an LLM (general rules, no dataset-derived lists); docs/offline-model.md"}
 
     def reject(self, request: ChatRequest) -> None:
@@ -72,13 +76,16 @@ class OfflineChatModel:
         except PromptError as exc:
             raise ModelError(f"offline model: {exc}") from None
         offered = {t.name for t in request.tools} if request.tool_choice != "none" else set()
+        limit = request.max_tokens or self.max_tokens  # what the openai provider sends as max_tokens
         reply = fn(prompt.values, Env(self.sim, offered, self.options.tool_reliability, self.options.seed,
-                                      max_tokens=request.max_tokens, outputs=list(prompt.outputs)))
-        fields = [f for f in prompt.outputs if f in reply.outputs] or list(reply.outputs)
-        text = render_chat_adapter_output(reply.outputs, fields)
+                                      max_tokens=limit, outputs=list(prompt.outputs)))
+        # the reply stops at the call's budget, as an endpoint's does (memlab.offline.budget)
+        outputs, tool_calls, cut = budget.fit(reply.outputs, reply.tool_calls, list(prompt.outputs), limit)
+        fields = [f for f in prompt.outputs if f in outputs] or list(outputs)
+        text = render_chat_adapter_output(outputs, fields)
         calls = [ToolCall.from_raw(f"call_{i}", name, json.dumps(args, ensure_ascii=False))
-                 for i, (name, args) in enumerate(reply.tool_calls)]
+                 for i, (name, args) in enumerate(tool_calls)]
         completion = count_tokens(text) + sum(count_tokens(c.name) + count_tokens(c.raw_arguments) + 3 for c in calls)
         usage = Usage(prompt_tokens=count_message_tokens(request.messages), completion_tokens=completion)
         return ChatResponse(text=text, usage=usage, model=self.model_id, latency_s=time.perf_counter() - t0,
-                            tool_calls=calls, finish_reason="tool_calls" if calls else "stop")
+                            tool_calls=calls, finish_reason="length" if cut else "tool_calls" if calls else "stop")

@@ -32,7 +32,7 @@ from typing import Any
 
 from memlab.llm import deadline, endpoints
 from memlab.llm.limiter import RateLimit
-from memlab.llm.redact import Redactor, redact_url, split_query, url_secrets
+from memlab.redact import redact_text, redact_url, register_secret, url_secrets
 from memlab.llm.retry import RetryPolicy, parse_retry_after, with_retries
 from memlab.llm.types import (
     ChatRequest,
@@ -81,7 +81,9 @@ class OpenAIChatModel:
         self.retry = retry or RetryPolicy()
         self._openai = openai
         self._httpx = httpx
-        self._redact = Redactor([api_key, *url_secrets(raw_url)])
+        self._secrets = [s for s in (api_key, *url_secrets(raw_url)) if s]
+        for secret in self._secrets:  # a secret masked in every later error text, this model's or not
+            register_secret(secret)
         client_url, query = split_query(raw_url) if raw_url else (None, {})
         timeout = httpx.Timeout(timeout_s, connect=connect_timeout_s)
         http_client = openai.DefaultHttpxClient(timeout=timeout)
@@ -132,6 +134,11 @@ class OpenAIChatModel:
             "breaker_failures": self.endpoint.breaker.threshold,
             "heuristic": False,
         }
+
+    def _redact(self, text: str) -> str:
+        """``text`` with this model's key and URL credentials masked (whatever their length), and
+        everything :func:`memlab.redact.redact_text` masks."""
+        return redact_text(text, self._secrets)
 
     def reject(self, request: ChatRequest) -> None:
         """Nothing to forget: a live model keeps no replies (see RecordReplayModel.reject)."""
@@ -288,3 +295,17 @@ def dspy_lm(spec: Any) -> Any:
         cache=False,
         num_retries=spec.max_attempts,
     )
+
+
+def split_query(url: str) -> tuple[str, dict[str, str]]:
+    """``url`` without its query string, and the query as a dict.
+
+    The ``openai`` client appends the route to ``base_url`` textually, so a query left in the base
+    URL ends up in the middle of the path (``/v1?key=x/chat/completions``); it must be sent as
+    ``default_query`` instead.
+    """
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", parts.fragment))
+    return base, dict(parse_qsl(parts.query, keep_blank_values=True))

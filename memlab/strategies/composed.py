@@ -138,9 +138,10 @@ def validate_store_spec(spec: dict[str, Any], where: str) -> dict[str, Any]:
     spec = dict(spec)
     backend = str(spec.get("type") or "")
     cls = STORES.get(backend)
+    typed = getattr(cls, "Options", None)
     accepted = [p for p in inspect.signature(cls).parameters.values() if p.kind is not p.VAR_POSITIONAL]
-    if not any(p.kind is p.VAR_KEYWORD and p.name != "_" for p in accepted):
-        names = {p.name for p in accepted if p.kind is not p.VAR_KEYWORD}
+    if typed is not None or not any(p.kind is p.VAR_KEYWORD and p.name != "_" for p in accepted):
+        names = set(typed.model_fields) if typed is not None else {p.name for p in accepted if p.kind is not p.VAR_KEYWORD}
         for key in spec:
             if key != "type" and key not in names:
                 import difflib
@@ -149,6 +150,14 @@ def validate_store_spec(spec: dict[str, Any], where: str) -> dict[str, Any]:
                 hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
                 raise ValueError(f"{where}: store {backend!r} has no option {key!r}.{hint} "
                                  f"Its options: {', '.join(sorted(names)) or 'none'}")
+    if typed is not None:  # types and bounds (memlab.memory.stores.base.StoreOptions)
+        from pydantic import ValidationError
+
+        try:
+            typed.model_validate({k: v for k, v in spec.items() if k != "type"})
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or 'options'}: {e['msg']}" for e in exc.errors())
+            raise ValueError(f"{where}: store {backend!r}: {problems}") from None
     check = getattr(cls, "check_options", None)  # option values a backend can check without connecting
     if check is not None:
         try:

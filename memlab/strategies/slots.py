@@ -66,7 +66,7 @@ class Params(BaseModel):
     """A component's typed parameters. Validated once, when the config is (``validations`` counts
     how often each class was built from data: tests/test_resolve_once.py)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # every float knob finite (tests/test_config_bounds.py)
     validations: ClassVar[Counter] = Counter()
 
     def model_post_init(self, _context: Any) -> None:

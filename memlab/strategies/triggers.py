@@ -33,7 +33,7 @@ class TriggerParams(BaseModel):
     """A trigger's typed spec: its ``type`` (the discriminator) and its parameters. Built once, when
     a config is validated, and handed to :func:`make_trigger` as the object it is."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     validations: ClassVar[Counter] = Counter()
     """How many times each trigger spec class was validated (built from data): once per trigger
     a config names, however many conversations it compresses (tests/test_resolve_once.py)."""

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
 from memlab.memory.item import MemoryItem, ScoredItem
 from memlab.registry import Registry
@@ -43,6 +44,15 @@ key ``kind`` filters on the item's kind."""
 
 class StoreError(RuntimeError):
     """A backend failed (unreachable server, locked directory...). The message names backend and address."""
+
+
+class StoreOptions(BaseModel):
+    """A backend's options, typed (``store_options.<backend>`` and a strategy's ``store:``): each
+    backend declares its own as ``Options``. Checked when a config is loaded, before a run folder
+    exists: no unknown option, no value of another type (a YAML string or list where a number
+    belongs is refused, not converted), every number within its bounds."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
 
 
 @runtime_checkable

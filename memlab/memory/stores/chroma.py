@@ -58,11 +58,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
+from pydantic import Field
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import KeywordIndex
 from memlab.memory.stores.base import (
     StoreError,
+    StoreOptions,
     Where,
     matches,
     newest_first,
@@ -110,6 +112,18 @@ class ChromaStore:
     """Memory store on chromadb, embedded by default, or against a chroma server with ``host``."""
 
     name = "chroma"
+
+    class Options(StoreOptions):
+        """``store_options.chroma`` / ``store: {type: chroma, ...}`` (docs/backends.md)."""
+
+        path: str | None = Field(default=None, description="Persistent directory (default: inside the run folder).")
+        host: str | None = Field(default=None, description="A chroma server to use instead of an embedded store.")
+        port: int = Field(default=8000, ge=1, le=65_535)
+        collection: str = Field(default="memlab", description="Collection name (3-512 chars of [a-zA-Z0-9._-]).")
+        dim: int = Field(default=384, ge=1, le=16_000, description="Embedding dimension (MiniLM: 384).")
+        ef_search: int = Field(default=100, ge=1, le=10_000, description="HNSW candidates per query.")
+        ef_construction: int = Field(default=100, ge=1, le=10_000, description="HNSW candidates while indexing.")
+        max_neighbors: int = Field(default=16, ge=2, le=1_000, description="HNSW graph degree (M).")
 
     def __init__(
         self,

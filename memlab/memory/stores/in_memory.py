@@ -31,7 +31,7 @@ import numpy as np
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import KeywordIndex
-from memlab.memory.stores.base import Where, matches, newest_first, top_k, where_without_nul, without_nul
+from memlab.memory.stores.base import StoreOptions, Where, matches, newest_first, top_k, where_without_nul, without_nul
 
 
 class _Space:
@@ -169,6 +169,9 @@ class _Rows(Sequence):
 
 class InMemoryStore:
     name = "in_memory"
+
+    class Options(StoreOptions):
+        """The in-memory store takes no options."""
 
     def __init__(self, **_: object) -> None:
         self._spaces: dict[str, _Space] = {}

@@ -47,7 +47,6 @@ import contextlib
 import fcntl
 import hashlib
 import os
-import re
 import secrets
 import shutil
 import socket
@@ -110,13 +109,12 @@ def make_dsn(port: int, password: str | None = None, host: str = "127.0.0.1") ->
 
 
 def redact_dsn(dsn: str) -> str:
-    """The DSN (or a message quoting one) with its password (URL or ``password=`` form, and any
-    password memlab has seen: :func:`memlab.redact.register_secret`) replaced by ``***``."""
-    from memlab.redact import redact_text
+    """The DSN (or a message quoting one) with its password masked by memlab's one rule
+    (:mod:`memlab.redact`): a DSN on its own is masked whole (spaces included), a message by its
+    structure, and every password memlab has seen wherever it is."""
+    from memlab.redact import redact, redact_text
 
-    dsn = re.sub(r"(://[^:/@\s]*:)\S*@", r"\1***@", dsn)  # to the last @: over-masking is safe
-    dsn = re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", dsn, flags=re.IGNORECASE)
-    return redact_text(dsn)
+    return redact_text(redact(dsn))
 
 
 def find_dsn_file() -> Path | None:

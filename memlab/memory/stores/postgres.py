@@ -51,10 +51,12 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from pydantic import Field, model_validator
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import tokens
-from memlab.memory.stores.base import NUL, StoreError, Where, where_without_nul, without_nul
+from memlab.memory.stores.base import NUL, StoreError, StoreOptions, Where, where_without_nul, without_nul
+from memlab.memory.stores.pg_dsn import _dsn_password, describe_dsn, normalize_dsn, resolve_dsn  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # heavy optional deps are imported in the constructor
     import psycopg
@@ -64,104 +66,33 @@ _COLS = "id, namespace, memory_type, content, metadata, source_turn_ids, created
 _MIGRATION_LOCK = 0x6D656D6C6162  # "memlab": one advisory lock for all migrations (they take milliseconds)
 
 
-def resolve_dsn(dsn: str | None = None) -> str:
-    """Explicit DSN, else ``$MEMLAB_PG_DSN``, else the ``.memlab/pg/dsn`` file ``scripts/pg.sh start`` writes."""
-    import os
-
-    if dsn:
-        return dsn
-    env = os.environ.get("MEMLAB_PG_DSN")
-    if env:
-        return env
-    from memlab.memory.stores.pgserver import find_dsn_file
-
-    f = find_dsn_file()
-    if f is not None:
-        text = f.read_text().strip()
-        if text:
-            return text
-    raise StoreError(
-        "postgres: no DSN given; pass dsn=..., set MEMLAB_PG_DSN, or run `scripts/pg.sh start` "
-        "(which writes .memlab/pg/dsn)"
-    )
-
-
-def normalize_dsn(dsn: str) -> str:
-    """A URL-form DSN with its user name and password percent-encoded; any other DSN as given.
-
-    libpq ends a URL's userinfo at the first ``/``, so ``postgresql://u:a/b@host/db`` would be
-    read as host ``u``, port ``a`` — and a "could not connect to host u port a" error would quote a
-    piece of the password. Encoded, every password (``#``, ``?``, ``/``, spaces, ``@``) is read
-    whole; libpq decodes the encoding, so a DSN libpq already read right means the same."""
-    from urllib.parse import quote, unquote
-
-    from memlab.redact import split_userinfo
-
-    text = dsn.strip()
-    parts = split_userinfo(text)
-    if parts is None or parts[1] is None:
-        return dsn
-    head, userinfo, rest = parts
-    user, sep, password = userinfo.partition(":")
-
-    def enc(x: str) -> str:
-        return quote(unquote(x), safe="")
-
-    return f"{head}{enc(user)}{':' + enc(password) if sep else ''}@{rest}"
-
-
-def describe_dsn(dsn: str) -> dict[str, str]:
-    """host, port, dbname and user of a DSN, never the password.
-
-    Falls back to a lenient parse when libpq rejects the DSN, so even the error for a
-    malformed DSN can say which server and user it was meant for."""
-    dsn = normalize_dsn(dsn)
-    try:
-        from psycopg.conninfo import conninfo_to_dict
-
-        d: dict[str, Any] = dict(conninfo_to_dict(dsn))
-    except Exception:
-        d = _lenient_conninfo(dsn)
-    return {
-        "host": str(d.get("host") or d.get("hostaddr") or "localhost"),
-        "port": str(d.get("port") or "5432"),
-        "dbname": str(d.get("dbname") or d.get("user") or "?"),
-        "user": str(d.get("user") or "?"),
-    }
-
-
-_URI_RE = re.compile(r"^postgres(?:ql)?://(?:(?P<user>[^:@/?]*)(?::[^@]*)?@)?(?P<hosts>[^/?]*)(?:/(?P<db>[^?]*))?")
-_KV_RE = re.compile(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'?|\S*)")
-
-
-def _lenient_conninfo(dsn: str) -> dict[str, str]:
-    """host/port/dbname/user of a DSN libpq refused (best effort, for messages only; never the password)."""
-    m = _URI_RE.match(dsn.strip())
-    if m:
-        hosts = m.group("hosts") or ""
-        host, _, port = hosts.rpartition(":") if hosts.count(":") == 1 else (hosts, "", "")
-        return {"host": host, "port": port, "dbname": m.group("db") or "", "user": m.group("user") or ""}
-    return {k.lower(): v.strip("'") for k, v in _KV_RE.findall(dsn) if k.lower() != "password"}
-
-
-def _dsn_password(dsn: str) -> str | None:
-    from memlab.redact import dsn_password
-
-    try:
-        from psycopg.conninfo import conninfo_to_dict
-
-        pw = conninfo_to_dict(normalize_dsn(dsn)).get("password")
-        if pw:
-            return str(pw)
-    except Exception:
-        pass
-    return dsn_password(dsn)
-
-
 class PostgresStore:
     """Memory store in one PostgreSQL table with pgvector HNSW and full-text indexes."""
 
     name = "postgres"
+
+    class Options(StoreOptions):
+        """``store_options.postgres`` / ``store: {type: postgres, ...}`` (docs/backends.md). The ranges
+        are pgvector's own (``m`` 2-100, ``ef_construction`` 4-1000, ``ef_search`` 1-1000)."""
+
+        dsn: str | None = Field(default=None, description="The server (default: $MEMLAB_PG_DSN, else .memlab/pg/dsn).")
+        table: str = Field(default="agent_memories", description="Table name (letters, digits, underscore; <= 48 chars).")
+        pool_size: int = Field(default=4, ge=1, le=100, description="Connections per store.")
+        hnsw: bool = Field(default=True, description="Build the HNSW index (False: exact scans only).")
+        dim: int = Field(default=384, ge=1, le=2_000, description="Embedding dimension (pgvector's HNSW indexes at most 2000).")
+        ef_search: int = Field(default=100, ge=1, le=1_000, description="hnsw.ef_search: candidates per query.")
+        hnsw_m: int = Field(default=16, ge=2, le=100, description="HNSW graph degree (m).")
+        hnsw_ef_construction: int = Field(default=64, ge=4, le=1_000, description="HNSW candidates while indexing.")
+        exact_below: int = Field(default=3000, ge=0, le=1_000_000_000, description="Namespaces smaller than this are "
+                                 "scanned exactly instead of through the index.")
+        connect_timeout: int = Field(default=5, ge=1, le=3_600, description="Seconds to wait for a connection.")
+
+        @model_validator(mode="after")
+        def _ef_construction_covers_m(self) -> "PostgresStore.Options":
+            if self.hnsw_ef_construction < 2 * self.hnsw_m:  # pgvector refuses the index otherwise
+                raise ValueError(f"hnsw_ef_construction ({self.hnsw_ef_construction}) must be at least twice "
+                                 f"hnsw_m ({self.hnsw_m})")
+            return self
 
     def __init__(
         self,
@@ -193,6 +124,11 @@ class PostgresStore:
         from memlab.redact import register_secret
 
         given = resolve_dsn(dsn)
+        register_secret(_dsn_password(given))  # before anything parses it or can fail quoting it
+        try:
+            self.check_options({"dsn": given})
+        except ValueError as exc:
+            raise StoreError(f"postgres: {exc}") from None
         self.dsn = normalize_dsn(given)
         self._given_dsn = given
         self.table = table
@@ -224,7 +160,7 @@ class PostgresStore:
         # included, and a chained cause would print it in every traceback
         except psycopg.OperationalError as e:
             raise StoreError(self._conn_error(e)) from None
-        except psycopg.ProgrammingError as e:  # libpq refused the DSN itself
+        except (psycopg.ProgrammingError, UnicodeError) as e:  # libpq refused the DSN itself (or its bytes)
             raise StoreError(f"postgres at {self.address}: invalid DSN: {self._safe(e)}") from None
         except psycopg.Error as e:
             raise StoreError(f"postgres at {self.address}: schema setup failed: {self._safe(e)}") from None
@@ -247,9 +183,14 @@ class PostgresStore:
     @staticmethod
     def check_options(options: dict[str, Any]) -> None:
         """Option values checked when a config is loaded, before any run folder exists."""
+        from memlab.redact import AMBIGUOUS_URL, ambiguous_userinfo
+
         table = options.get("table", "agent_memories")
         if not isinstance(table, str) or not _TABLE_RE.match(table):
             raise ValueError(f"invalid table name {table!r} (letters, digits, underscore; <= 48 chars)")
+        dsn = options.get("dsn")
+        if isinstance(dsn, str) and ambiguous_userinfo(dsn):
+            raise ValueError(f"dsn: {AMBIGUOUS_URL}")
 
     # ------------------------------------------------------------------ setup
 
@@ -259,15 +200,13 @@ class PostgresStore:
         return f"{self._addr['host']}:{self._addr['port']}/{self._addr['dbname']} (user {self._addr['user']})"
 
     def _safe(self, e: BaseException) -> str:
-        """An exception's message with the DSN and its password masked."""
-        from memlab.memory.stores.pgserver import redact_dsn
+        """An exception's message with the DSN and its password masked (:mod:`memlab.redact`)."""
+        from memlab.redact import redact_text, redact_url
 
         msg = str(e).strip() or type(e).__name__
         for dsn in (self._given_dsn, self.dsn):
-            msg = msg.replace(dsn, redact_dsn(dsn))
-        if self._password:
-            msg = msg.replace(self._password, "***")
-        return redact_dsn(msg)
+            msg = msg.replace(dsn, redact_url(dsn) or "")
+        return redact_text(msg, [self._password] if self._password else [])
 
     @contextlib.contextmanager
     def _conn(self, what: str) -> Iterator[Any]:
@@ -703,6 +642,41 @@ class PostgresStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def lock_run_uid(dsn: str | None, key: int, *, connect_timeout: int = 5) -> Any:
+    """A connection holding the session advisory lock ``key`` (a run uid's, memlab.harness.ownership),
+    or None when another session holds it. Raises ConnectionError when the server cannot be reached."""
+    try:
+        import psycopg
+    except ImportError as e:  # pragma: no cover - optional extra
+        raise ConnectionError("psycopg missing") from e
+    from memlab.redact import register_secret
+
+    given = resolve_dsn(dsn)
+    register_secret(_dsn_password(given))
+    try:
+        conn = psycopg.connect(normalize_dsn(given), autocommit=True, connect_timeout=connect_timeout)
+    except (psycopg.Error, UnicodeError):
+        raise ConnectionError(f"postgres at {describe_dsn(given)['host']}: cannot connect") from None
+    try:
+        row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+    except psycopg.Error:
+        conn.close()
+        raise ConnectionError("postgres: advisory lock failed") from None
+    if row is None or not row[0]:
+        conn.close()
+        return None
+    return conn
+
+
+def run_uid_in_use(dsn: str | None, key: int, *, connect_timeout: int = 5) -> bool:
+    """Whether some session holds the advisory lock ``key`` (a run playing that uid) on the server."""
+    conn = lock_run_uid(dsn, key, connect_timeout=connect_timeout)
+    if conn is None:
+        return True
+    conn.close()
+    return False
 
 
 def purge_prefix(dsn: str | None, table: str, prefix: str, *, dry_run: bool = False,

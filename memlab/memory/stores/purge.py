@@ -74,23 +74,39 @@ def _usable_dsn(recorded: str | None, given: str | None) -> str | None:
 def purge_run(run_dir: str | Path, *, dsn: str | None = None, dry_run: bool = False) -> Purged:
     """Delete the memories ``run_dir``'s run left on store servers (count them with ``dry_run``)."""
     from memlab.memory.stores.chroma import ChromaStore
-    from memlab.memory.stores.postgres import purge_prefix
+    from memlab.harness.ownership import lock_key, refuse_copy_purge
     from memlab.harness.records import read_manifest
     from memlab.harness.recorder import RunLock, RunLocked
+    from memlab.memory.stores.postgres import lock_run_uid, purge_prefix
 
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir / "manifest.json", " (is this a memlab run folder?)")
     uid = manifest.get("run_uid")
     if not uid:
         return Purged(run_dir, {}, "no run_uid in its manifest (written by an older memlab): its namespaces are unknown")
+    copy = refuse_copy_purge(manifest, run_dir)
+    if copy:  # same run_uid as a folder that still exists: its rows are that run's too
+        return Purged(run_dir, {}, copy)
     prefix = f"{uid}/"
     removed: dict[str, int] = {}
     try:
         with RunLock(run_dir):  # a run or resume in progress keeps its memories
             for backend, options in server_stores(manifest):
                 if backend == "postgres":
-                    where, n = purge_prefix(_usable_dsn(options.get("dsn"), dsn), str(options.get("table") or "agent_memories"),
-                                            prefix, dry_run=dry_run)
+                    usable = _usable_dsn(options.get("dsn"), dsn)
+                    try:  # the run uid's advisory lock: no process may be playing this uid anywhere
+                        held = lock_run_uid(usable, lock_key(uid))
+                    except ConnectionError:
+                        held = False  # unreachable: purge_prefix says so below
+                    if held is None:
+                        return Purged(run_dir, removed, "its run_uid is in use on postgres (a copy of this folder or "
+                                                        "the run on another machine is playing it)")
+                    try:
+                        where, n = purge_prefix(usable, str(options.get("table") or "agent_memories"), prefix,
+                                                dry_run=dry_run)
+                    finally:
+                        if held:
+                            held.close()
                     removed[f"postgres at {where}"] = n
                 else:
                     store = ChromaStore(host=str(options["host"]), port=int(options.get("port") or 8000),

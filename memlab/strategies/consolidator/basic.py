@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from memlab.memory.item import MemoryEvent, Op
 from memlab.roles.program import RoleFailure
 from memlab.strategies.slots import Params, component
@@ -21,7 +23,7 @@ class Dedup(Consolidator):
     """NOOP on a near-duplicate (cosine ≥ threshold), else ADD; no model calls."""
 
     class Params(Params):
-        threshold: float = 0.92
+        threshold: float = Field(default=0.92, ge=-1.0, le=1.0)
 
     def apply(self, state, cand, vec):
         hits = state.store.search(state.namespace, embedding=vec, k=1)
@@ -36,9 +38,9 @@ class Reconcile(Consolidator):
     """A ReconcileMemory call against similar memories decides ADD / UPDATE / DELETE / NOOP."""
 
     class Params(Params):
-        candidates: int = 5
+        candidates: int = Field(default=5, ge=1)
         """How many similar memories the role sees."""
-        min_similarity: float = 0.45
+        min_similarity: float = Field(default=0.45, ge=-1.0, le=1.0)
         """Below this cosine to every stored memory the candidate is ADDed without a model call."""
 
     def apply(self, state, cand, vec):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from memlab.roles.program import RoleFailure
 from memlab.strategies.base import TurnEvent
 from memlab.strategies.slots import Component, Params, component
@@ -22,7 +24,7 @@ class GatedExtractor(PerMessage):
     """A ShouldRemember gate on every message; only kept messages are extracted."""
 
     class Params(_RolesParams):
-        min_importance: float = 0.3
+        min_importance: float = Field(default=0.3, ge=0.0, le=1.0)
 
     def propose(self, event: TurnEvent) -> list[Candidate]:
         try:

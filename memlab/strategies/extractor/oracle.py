@@ -21,7 +21,7 @@ class _NoisyParams(Params):
     """Probability that an annotated fact is proposed at all."""
     precision: float = Field(default=1.0, gt=0.0, le=1.0)
     """Share of proposed facts that are correct; the rest are corrupted copies (a value swapped)."""
-    seed: int = 0
+    seed: int = Field(default=0, ge=0)
 
 
 @component("extractor", "noisy_oracle")

@@ -22,7 +22,7 @@ with the conversation. (Only this component stamps expiries, so without a TTL th
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Annotated, Literal
 from pydantic import Field
 from memlab.memory.item import MemoryEvent, MemoryItem, Op
 from memlab.memory.stores.base import newest_first
@@ -62,7 +62,7 @@ class TtlFifo(Component):
     class Params(Params):
         max_items: int | None = Field(default=1000, ge=1)
         """Keep at most this many current memories per namespace, newest first (seed 004: 1000; None: no cap)."""
-        ttl_days: dict[str, float] = Field(default_factory=dict)
+        ttl_days: dict[str, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
         """Memory kind → days until it expires (seed 004: none; its TTL column is optional)."""
         on_expiry: Literal["delete", "invalidate"] = "delete"
         """Remove an expired memory (seed 004's DELETE) or keep it invalidated for audit (INVALIDATE)."""

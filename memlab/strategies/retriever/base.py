@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from memlab.memory.item import ScoredItem
 from memlab.strategies.base import ContextLine, ContextSection
 from memlab.strategies.slots import Component, Params
@@ -16,7 +18,7 @@ def memory_line(item) -> str:
 
 class Retriever(Component):
     class Params(Params):
-        k: int = 8
+        k: int = Field(default=8, ge=1, description="Memories injected into the context per question (at least 1: a strategy that injects no memory has no retriever).")
 
     context_order = 20
     section_title = "Long-term memory"

@@ -49,15 +49,15 @@ class HybridRetriever(Retriever):
     ``created_at`` then id, the stores' rule."""
 
     class Params(Params):
-        k: int = 8
-        pool: int = 3
+        k: int = Field(default=8, ge=1, description="Memories injected into the context per question (at least 1: a strategy that injects no memory has no retriever).")
+        pool: int = Field(default=3, ge=1, description="Each engine is asked for pool × k candidates.")
         fusion: Literal["weighted", "rrf"] = "weighted"
         rrf_k: int = Field(default=60, ge=1)
-        w_similarity: float = 1.0
-        w_keyword: float = 0.3
-        w_recency: float = 0.1
-        w_importance: float = 0.0
-        half_life_days: float = 30.0
+        w_similarity: float = Field(default=1.0, ge=0)
+        w_keyword: float = Field(default=0.3, ge=0)
+        w_recency: float = Field(default=0.1, ge=0)
+        w_importance: float = Field(default=0.0, ge=0)
+        half_life_days: float = Field(default=30.0, gt=0)
 
     def retrieve(self, store, namespace, query):
         p = self.params

@@ -17,7 +17,7 @@ class EntityGraphRetriever(Retriever):
     """The entities a question names, then their neighbours by relationship strength."""
 
     class Params(Params):
-        k: int = Field(default=8, ge=0)
+        k: int = Field(default=8, ge=1)
         """At most this many nodes injected."""
         hops: int = Field(default=1, ge=0)
         """How far to follow relationships from a named entity."""

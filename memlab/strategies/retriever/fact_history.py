@@ -22,7 +22,7 @@ class FactHistory(Retriever):
     """Current facts by similarity, each with the versions it replaced; facts valid at a date on request."""
 
     class Params(Params):
-        k: int = Field(default=8, ge=0)
+        k: int = Field(default=8, ge=1)
         history: bool = True
         """Show the versions a current fact replaced, with their validity intervals."""
         cache_ttl_s: float = Field(default=300.0, ge=0)

@@ -34,7 +34,7 @@ class RecentByType(Retriever):
     """The k newest current memories, grouped by type in the prompt; a substring search tool."""
 
     class Params(Params):
-        k: int = Field(default=20, ge=0)
+        k: int = Field(default=20, ge=1)
         """How many of the newest memories are injected (seed 004: 20)."""
         type_order: list[str] = ["fact", "preference", "context", "conversation_summary"]
         """Order of the groups (seed 004's memory_type enum); other kinds follow in order of first appearance."""

@@ -36,10 +36,10 @@ class WeightedRerank(Retriever):
         """Vector neighbours fetched (MEMORY_CONTEXT_TOPK)."""
         top_n: int = Field(default=5, ge=0)
         """Memories injected after reranking (MEMORY_CONTEXT_TOPN)."""
-        w_similarity: float = 0.6
-        w_importance: float = 0.2
-        w_recency: float = 0.1
-        w_pinned: float = 0.1
+        w_similarity: float = Field(default=0.6, ge=0)
+        w_importance: float = Field(default=0.2, ge=0)
+        w_recency: float = Field(default=0.1, ge=0)
+        w_pinned: float = Field(default=0.1, ge=0)
         half_life_days: float = Field(default=30.0, gt=0)
         now_line: bool = True
         """Inject "Now: <weekday> <date> <time> <zone>" with the memories (the seed's time line)."""
