@@ -109,3 +109,16 @@ def test_a_run_without_ages_says_so(run, monkeypatch):
     monkeypatch.setitem(run._frames, "probes_scored", old)
     assert recall_by_age(run).empty
     assert age_pivot(recall_by_age(run)).empty
+
+
+def test_an_age_column_pandas_widened_to_float_is_not_damage(tmp_path):
+    """Probes without evidence have no age: pandas reads the column as float (36 → 36.0); that is not a
+    wrong-typed record, while a fractional age would be."""
+    from memlab.analysis.integrity import DamagedRun, check_probe_types
+
+    ok = pd.DataFrame({"probe_id": ["a", "b"], "strategy": ["s", "s"], "attempt": ["x", "x"],
+                       "evidence_age_tokens": [36.0, float("nan")], "evidence_age_threads": [0.0, None]})
+    check_probe_types(tmp_path, ok, lambda: [])
+    bad = ok.assign(evidence_age_tokens=[36.5, float("nan")])
+    with pytest.raises(DamagedRun, match="evidence_age_tokens"):
+        check_probe_types(tmp_path, bad, lambda: [])

@@ -65,7 +65,7 @@ def check_probe_types(path: Path, frame: pd.DataFrame, records: Callable[[], lis
         allowed = spec.get(column)
         if allowed is None:
             continue
-        bad = ~frame[column].map(lambda v, a=allowed: isinstance(v, a) or _missing(v))
+        bad = ~frame[column].map(lambda v, a=allowed: isinstance(v, a) or _missing(v) or _widened(v, a))
         if bool(bad.any()):
             row = frame[bad].iloc[0]
             line = next((i + 1 for i, r in enumerate(records())
@@ -76,6 +76,11 @@ def check_probe_types(path: Path, frame: pd.DataFrame, records: Callable[[], lis
             raise DamagedRun(f"{where}: damaged record (probe {row.get('probe_id')!r}, strategy {row.get('strategy')!r}): "
                              f"field `{column}` should be {expected}, got {type(row[column]).__name__} "
                              f"{str(row[column])[:40]!r}")
+
+
+def _widened(value: Any, allowed: tuple[type, ...]) -> bool:
+    """An integer field of a column pandas made float because some records lack it (``36`` read as ``36.0``)."""
+    return int in allowed and isinstance(value, float) and value.is_integer()
 
 
 def _missing(value: Any) -> bool:

@@ -50,7 +50,7 @@ class BudgetSpec(BaseModel):
     """A run's spending limits (each optional; none set: no budget). Not part of the run's
     fingerprint: a stopped run is resumed with a larger budget."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     max_usd: float | None = Field(default=None, gt=0, description="USD spent on endpoint calls (prices: LiteLLM's "
                                   "offline map or the config's `prices:` table; cached input at the cached rate).")
     max_tokens: int | None = Field(default=None, ge=1, description="Prompt + completion tokens of endpoint calls.")
