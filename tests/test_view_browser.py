@@ -69,8 +69,8 @@ class Viewer:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> dict[str, Path]:
-    tmp = tmp_path_factory.mktemp("view_browser")
-    return {"main": view_runs.main_run(tmp), "hostile": view_runs.hostile_run(tmp), "tmp": tmp}
+    return {"main": view_runs.shared(tmp_path_factory, "main"), "hostile": view_runs.shared(tmp_path_factory, "hostile"),
+            "tmp": tmp_path_factory.mktemp("view_browser")}
 
 
 @pytest.fixture(scope="module")
