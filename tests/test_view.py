@@ -333,3 +333,14 @@ def test_a_probe_page_of_many_strategies_sends_one_context_and_the_others_on_dem
     one = client.get("/api/probe", params={**q, "strategy": "no_memory"}).json()["strategies"]
     assert len(one) == 1 and not one[0].get("lazy") and one[0]["reasons"] == light["no_memory"]["reasons"]
     assert one[0]["scores"] == light["no_memory"]["scores"]
+
+
+def test_a_run_folder_with_a_corrupt_manifest_is_refused_naming_it(runs, tmp_path, capsys):
+    from memlab.cli import main
+
+    copy = tmp_path / "run"
+    shutil.copytree(runs["main"], copy, ignore=shutil.ignore_patterns(".view"))
+    (copy / "manifest.json").write_text('{"run_id": "x", "strategies": 5}')
+    assert main(["view", str(copy), "--index-only"]) == 2
+    err = capsys.readouterr().err
+    assert "manifest.json" in err and "strategies" in err
