@@ -7,6 +7,7 @@ tests/test_view_browser.py; in a notebook: tests/test_view_notebook.py."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -27,8 +28,7 @@ TOKEN = "test-token"
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
-    tmp = tmp_path_factory.mktemp("view")
-    return {"main": view_runs.main_run(tmp), "after": view_runs.after_run(tmp)}
+    return {"main": view_runs.shared(tmp_path_factory, "main"), "after": view_runs.shared(tmp_path_factory, "after")}
 
 
 @pytest.fixture(scope="module")
@@ -274,7 +274,8 @@ def test_the_design_report_and_the_gate_comment_print_the_view_command(runs, tmp
     from memlab.analysis.html_report import report_markdown
 
     md = report_markdown([runs["main"], runs["after"]], tmp_path / "report.md").read_text()
-    assert f"memlab view {shlex.quote(str(runs['main']))} {shlex.quote(str(runs['after']))}" in md
+    rendered = re.sub(r"\\(.)", r"\1", md)  # what a markdown reader shows (the report escapes _ * [ …)
+    assert f"memlab view {shlex.quote(str(runs['main']))} {shlex.quote(str(runs['after']))}" in rendered
     base = write_baseline(runs["main"], tmp_path / "base.json")
     comment = check(None, base, run_dir=runs["after"]).to_markdown()
     assert f"`memlab view {runs['after']} --baseline {base}`" in comment
@@ -332,3 +333,14 @@ def test_a_probe_page_of_many_strategies_sends_one_context_and_the_others_on_dem
     one = client.get("/api/probe", params={**q, "strategy": "no_memory"}).json()["strategies"]
     assert len(one) == 1 and not one[0].get("lazy") and one[0]["reasons"] == light["no_memory"]["reasons"]
     assert one[0]["scores"] == light["no_memory"]["scores"]
+
+
+def test_a_run_folder_with_a_corrupt_manifest_is_refused_naming_it(runs, tmp_path, capsys):
+    from memlab.cli import main
+
+    copy = tmp_path / "run"
+    shutil.copytree(runs["main"], copy, ignore=shutil.ignore_patterns(".view"))
+    (copy / "manifest.json").write_text('{"run_id": "x", "strategies": 5}')
+    assert main(["view", str(copy), "--index-only"]) == 2
+    err = capsys.readouterr().err
+    assert "manifest.json" in err and "strategies" in err

@@ -69,8 +69,8 @@ class Viewer:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> dict[str, Path]:
-    tmp = tmp_path_factory.mktemp("view_browser")
-    return {"main": view_runs.main_run(tmp), "hostile": view_runs.hostile_run(tmp), "tmp": tmp}
+    return {"main": view_runs.shared(tmp_path_factory, "main"), "hostile": view_runs.shared(tmp_path_factory, "hostile"),
+            "tmp": tmp_path_factory.mktemp("view_browser")}
 
 
 @pytest.fixture(scope="module")
@@ -211,6 +211,8 @@ def test_a_hostile_run_renders_as_text_with_a_bounded_page(built, page):
         assert "\u2028" in page.locator("ul.evidence li[data-turn='t3'] .turn-text").text_content()
         _goto(page, v.route("/timeline?run=0&strategy=full_context&dataset=hostile&user=eve"))
         assert page.locator(".turn").count() == 6
+        big_turn = page.locator(".turn[data-turn='t5']")
+        assert len(big_turn.locator(".turn-text").text_content()) <= 300 and "show all" in big_turn.locator("button").text_content()
         for route in ("/runs", "/probes?run=0", "/compare?run=0&a=full_context&b=no_memory&dataset=hostile&conversation=h1&probe=p-long"):
             _goto(page, v.route(route))
         assert page.evaluate("document.querySelectorAll('script').length") == 1  # app.js only

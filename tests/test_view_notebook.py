@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> Path:
-    return view_runs.main_run(tmp_path_factory.mktemp("view_nb"))
+    return view_runs.shared(tmp_path_factory, "main")
 
 
 def _listening(port: int) -> bool:

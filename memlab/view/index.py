@@ -56,7 +56,7 @@ PARALLEL_BYTES = 64 << 20
 HEAD_BYTES = 1 << 16
 
 
-class IndexError_(ValueError):
+class ViewIndexError(ValueError):
     """The index cannot be built or read (a message naming the file and the problem)."""
 
 
@@ -158,7 +158,7 @@ def read_line(path: Path, offset: int, length: int) -> dict[str, Any]:
     except orjson.JSONDecodeError:
         rec = None
     if not isinstance(rec, dict):
-        raise IndexError_(f"{path}: no record at byte {offset} (the file changed since it was indexed; reload the page)")
+        raise ViewIndexError(f"{path}: no record at byte {offset} (the file changed since it was indexed; reload the page)")
     return rec
 
 
@@ -591,10 +591,10 @@ def ensure_index(run_dir: str | Path, *, echo: Callable[[str], None] | None = No
             echo(line)
     if proc.wait(timeout=timeout) != 0:
         detail = "; ".join(x for x in tail if x.strip() and not x.startswith("index: "))[-600:]
-        raise IndexError_(f"{run_dir}: could not index the run ({detail or f'exit {proc.returncode}'})")
+        raise ViewIndexError(f"{run_dir}: could not index the run ({detail or f'exit {proc.returncode}'})")
     index = read_cached(run_dir)
     if index is None:
-        raise IndexError_(f"{run_dir}: the index was not written to {_path(run_dir)}")
+        raise ViewIndexError(f"{run_dir}: the index was not written to {_path(run_dir)}")
     return index
 
 

@@ -21,7 +21,7 @@ import pandas as pd
 
 from memlab.analysis.results import RunResults
 from memlab.harness.records import read_manifest
-from memlab.view.index import IndexError_, current_marks, ensure_index, read_line, unpack
+from memlab.view.index import ViewIndexError, current_marks, ensure_index, read_line, unpack
 
 RECHECK_S = 2.0
 """A run's files are looked at (sizes only) at most this often."""
@@ -97,7 +97,7 @@ class ViewedRun:
         """A probe's whole record (context included), read from ``probes.jsonl`` at its offset."""
         rec = read_line(self.path / "probes.jsonl", int(row["_off"]), int(row["_len"]))
         if rec.get("probe_id") != row["probe_id"] or rec.get("attempt") != row["attempt"]:
-            raise IndexError_(f"{self.path / 'probes.jsonl'}: the record at byte {int(row['_off'])} is not probe "
+            raise ViewIndexError(f"{self.path / 'probes.jsonl'}: the record at byte {int(row['_off'])} is not probe "
                               f"{row['probe_id']} (the file changed since it was indexed; reload the page)")
         return rec
 
@@ -115,7 +115,7 @@ class ViewedRun:
                 try:
                     rec = orjson.loads(fh.read(int(n)))
                 except orjson.JSONDecodeError:
-                    raise IndexError_(f"{path}: no record at byte {int(off)} (the file changed since it was indexed; "
+                    raise ViewIndexError(f"{path}: no record at byte {int(off)} (the file changed since it was indexed; "
                                       "reload the page)") from None
                 out.append(rec)
         return out

@@ -35,7 +35,7 @@ import orjson
 
 from memlab.redact import redact_text
 from memlab.view import pages
-from memlab.view.index import IndexError_
+from memlab.view.index import ViewIndexError
 from memlab.view.run import Runs
 from memlab.view.timeline import timeline
 
@@ -74,7 +74,7 @@ def make_app(runs: Runs, token: str, *, baseline: str | Path | None = None, embe
                 return json_response(fn(request))
             except KeyError as exc:
                 return json_response({"error": str(exc.args[0] if exc.args else exc)}, 404)
-            except (IndexError_, ValueError, TypeError) as exc:
+            except (ViewIndexError, ValueError, TypeError) as exc:
                 return json_response({"error": redact_text(str(exc))}, 400)
             except Exception as exc:  # a page that fails says why, instead of a bare 500
                 return json_response({"error": redact_text(f"{type(exc).__name__}: {exc}")}, 500)

@@ -16,11 +16,13 @@ from typing import Any
 from memlab.scoring import any_gold_form
 from memlab.view.run import ViewedRun
 
-PAGE_TURNS = 400
-"""Turns per timeline page (a LoCoMo user has ~600; each with its operations)."""
+PAGE_TURNS = 200
+"""Turns per timeline page (a LoCoMo user has ~600, each with its operations)."""
+MAX_EVENTS = 40
+"""Operations listed for a probe's evidence (a summary that cites it may be rewritten at every turn)."""
 MAX_ITEMS = 500
 """Store items listed as of a turn (the count is always given)."""
-CLIP = 600
+CLIP = 300
 
 
 def _clip(text: Any, n: int = CLIP) -> str:
@@ -228,6 +230,12 @@ def _evidence_story(replay: Replay, info: dict[str, Any] | None) -> dict[str, An
                            "text": _clip(op.get("text"), 300),
                            "gold": bool(info["gold"]) and any_gold_form(str(op.get("text") or ""), info["gold"]),
                            "after_probe": asked is not None and pos > asked})
+    total = len(events)
+    if total > MAX_EVENTS:  # a summary rewritten at every turn: its first and last rewrites, every ADD / DELETE / NOOP
+        updates = [e for e in events if e["op"] == "UPDATE"]
+        keep = {id(e) for e in updates[:5] + updates[-5:]}
+        keep |= {id(e) for e in [e for e in events if e["op"] != "UPDATE"][: MAX_EVENTS - len(keep)]}
+        events = [e for e in events if id(e) in keep]
     at_probe = replay.store(float(asked), evidence) if asked is not None else {}
     kept = [it for it in at_probe.values() if it.from_evidence]
     carrying = [it for it in kept if info["gold"] and any_gold_form(it.text, info["gold"])]
@@ -240,5 +248,5 @@ def _evidence_story(replay: Replay, info: dict[str, Any] | None) -> dict[str, An
     else:
         verdict = f"{len(carrying)} item(s) in the store when asked carry a gold form"
     return {**{k: info[k] for k in ("probe_id", "question", "evidence", "evidence_at", "asked_at")}, "events": events,
-            "verdict": verdict, "kept": len(kept), "carrying": len(carrying)}
+            "verdict": verdict, "kept": len(kept), "carrying": len(carrying), "events_total": total}
 

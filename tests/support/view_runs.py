@@ -152,6 +152,19 @@ def hostile_run(tmp: Path) -> Path:
     return run
 
 
+_BUILT: dict[str, Path] = {}
+
+
+def shared(tmp_path_factory: Any, name: str) -> Path:
+    """The run ``name`` (main, after, hostile), played once per test session and shared by the test
+    modules (they read it, or copy it before changing anything)."""
+    if name not in _BUILT:
+        if "_tmp" not in _BUILT:
+            _BUILT["_tmp"] = tmp_path_factory.mktemp("view_runs")
+        _BUILT[name] = {"main": main_run, "after": after_run, "hostile": hostile_run}[name](_BUILT["_tmp"])
+    return _BUILT[name]
+
+
 def partial_copy(run: Path, dest: Path, units_kept: int) -> Path:
     """A copy of ``run`` as it stood while being written: the first ``units_kept`` units ended, the
     probes of those units, half a record torn at the end of probes.jsonl, status ``running``."""

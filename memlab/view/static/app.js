@@ -223,12 +223,22 @@
     g.appendChild(svg("line", { x1: L, x2: L, y1: T, y2: H - B, "class": "axis" }));
     g.appendChild(svg("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, "memory context tokens per probe"));
     g.appendChild(svg("text", { x: 12, y: (T + H - B) / 2, transform: "rotate(-90 12 " + (T + H - B) / 2 + ")", "text-anchor": "middle" }, "string recall"));
-    pts.forEach(function (p) {
+    var placed = [];  // label boxes already drawn: a label that would overlap one moves down a line
+    pts.slice().sort(function (a, b) { return Y(a.y) - Y(b.y); }).forEach(function (p) {
       if (p.ci && typeof p.ci[0] === "number" && typeof p.ci[1] === "number") { g.appendChild(svg("line", { x1: X(p.x), x2: X(p.x), y1: Y(p.ci[0]), y2: Y(p.ci[1]), stroke: "#0969da" })); }
       var c = svg("circle", { cx: X(p.x), cy: Y(p.y), r: 4, fill: "#0969da" });
       c.appendChild(svg("title", {}, p.name + ": recall " + num(p.y) + ", " + num(p.x, 0) + " tokens"));
       g.appendChild(c);
-      g.appendChild(svg("text", { x: X(p.x) + 6, y: Y(p.y) + 4 }, p.name));
+      var x = X(p.x) + 6, y = Y(p.y) + 4, w = 6.2 * p.name.length;
+      for (var moved = true; moved;) {
+        moved = false;
+        for (var k = 0; k < placed.length; k++) {
+          var b = placed[k];
+          if (x < b.x + b.w && b.x < x + w && Math.abs(y - b.y) < 12) { y = b.y + 12; moved = true; }
+        }
+      }
+      placed.push({ x: x, y: y, w: w });
+      g.appendChild(svg("text", { x: x, y: y }, p.name));
     });
     return g;
   }
@@ -636,7 +646,9 @@
             d.probe.events.length ? h("ul", null, d.probe.events.map(function (e) {
               return h("li", null, link(e.turn_id, "timeline", Object.assign({}, q, { turn: e.turn_id, conversation: null })), ": ", h("span", { "class": "op " + e.op }, e.op), e.what + " ", e.text,
                 e.gold ? chip("carries a gold form", "gold") : null, e.after_probe ? chip("after the probe", "na") : null);
-            })) : null));
+            })) : null,
+            d.probe.events_total > d.probe.events.length ? h("p", { "class": "muted small" }, (d.probe.events_total - d.probe.events.length) +
+              " more updates of the same items not listed (the first and last five are)") : null));
         }
         var left = h("div", { "class": "turns" });
         d.threads.forEach(function (t) {
@@ -648,6 +660,15 @@
               onclick: function () { go({ turn: u.turn_id, conversation: t.conversation_id, page: d.page }); } },
               h("div", { "class": "meta" }, u.turn_id + " · " + (u.speaker || u.role || "") + (u.at ? " · " + u.at : "") + " · session " + (u.session_id || "?") + (u.calls ? " · " + u.calls + " call(s), " + u.tokens + " tok" : "")),
               u.text !== undefined ? h("div", { "class": "turn-text" }, u.text) : h("div", { "class": "muted small" }, "(text not available)"));
+            if (u.chars > (u.text || "").length) {
+              add(el, h("button", { onclick: function (ev) {
+                ev.stopPropagation();
+                ev.target.disabled = true;
+                api("turn", { run: run, dataset: dataset, user: user, conversation: t.conversation_id, turn: u.turn_id }).then(function (x) {
+                  el.querySelector(".turn-text").textContent = x.text; ev.target.remove();
+                }).catch(fail);
+              } }, "show all " + u.chars.toLocaleString("en") + " characters"));
+            }
             u.ops.forEach(function (o) { add(el, opLine(o)); });
             add(box, el);
           });
