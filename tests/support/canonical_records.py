@@ -1,0 +1,49 @@
+"""A run folder's records with what differs between any two runs of one config set aside.
+
+Two plays of the same config with the same code write the same records except for ids drawn at
+random (run id and uid, unit attempts, call ids), clocks (timestamps, latencies, wall times) and
+the offline model's label, which is a hash of its source and so changes with any edit to it.
+What is left must be equal byte for byte: that is how the behaviour profile's default is shown
+to reproduce the records written before it existed (tests/test_behaviour_identity.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+STREAMS = ("probes", "calls", "memory_ops", "turns", "units", "compressions", "agent_steps")
+VOLATILE_KEYS = frozenset({"run_id", "attempt", "call_id", "at", "wall_s", "latency_s", "retrieval_latency_s",
+                           "retrieval_total_s", "answer_latency_s"})
+"""Fields drawn at random or read from a clock."""
+_OFFLINE_LABEL = re.compile(r"offline-\d+\+[0-9a-f]{8}")
+
+
+def _clean(value: Any, ids: re.Pattern[str] | None) -> Any:
+    if isinstance(value, dict):
+        return {k: _clean(v, ids) for k, v in value.items() if k not in VOLATILE_KEYS}
+    if isinstance(value, list):
+        return [_clean(v, ids) for v in value]
+    if isinstance(value, str):
+        value = _OFFLINE_LABEL.sub("offline-MAJOR+SOURCE", value)
+        return ids.sub("RUN", value) if ids is not None else value
+    return value
+
+
+def canonical_lines(run_dir: Path) -> list[str]:
+    """Every record of the run, one ``stream<TAB>json`` line each, volatile fields dropped, sorted."""
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    volatile = [re.escape(x) for x in (manifest.get("run_uid"), manifest.get("run_id")) if x]
+    ids = re.compile("|".join(volatile)) if volatile else None
+    out = []
+    for stream in STREAMS:
+        path = run_dir / f"{stream}.jsonl"
+        if not path.exists():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                rec = _clean(json.loads(line), ids)
+                out.append(f"{stream}\t{json.dumps(rec, sort_keys=True, ensure_ascii=False)}")
+    return sorted(out)
