@@ -16,7 +16,8 @@ import pytest
 
 from memlab.harness.config import validate_config
 from memlab.harness.runner import Runner
-from tests.support.canonical_records import canonical_lines
+from memlab.offline.behaviour import DEFAULT
+from tests.support.canonical_records import canonical_lines, profiles_named
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "default_profile"
 sys.path.insert(0, str(FIXTURES))
@@ -40,3 +41,8 @@ def test_default_profile_reproduces_the_recorded_runs(case: str, tmp_path: Path)
     run_dir = Runner(validate_config(config(case, str(tmp_path))), progress=False).run()
     got, want = canonical_lines(run_dir), _expected(case)
     assert got == want, _first_difference(got, want)
+    # the model's label names a profile exactly when it is not the default: `tool_reliability: 0.7`
+    # is the knob agent.store_user_facts, so that run's model is another model (same records as before)
+    reliability = (CASES[case].get("model") or {}).get("options", {}).get("tool_reliability")
+    expected = "" if reliability is None else f"+profile-{DEFAULT.with_knobs({'agent.store_user_facts': reliability}).digest()}"
+    assert profiles_named(run_dir) == {expected}

@@ -266,6 +266,10 @@ class RunConfig(BaseModel):
             validate_store_spec({"type": backend, **options}, f"store_options.{backend}")
         for spec in [self.model, *self.models.values(), *([self.judge] if self.judge else [])]:
             MODELS.get(spec.provider)
+            if spec.provider == "offline" and (spec.profile is not None or spec.options):
+                from memlab.llm.offline_model import resolve_profile
+
+                resolve_profile(spec)  # a bad behaviour profile fails here, naming its file and knob
 
 
 class ConfigError(ValueError):

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from memlab.llm.types import ChatRequest, ChatResponse, ModelError, ToolCall, Usage
+from memlab.offline.behaviour import DEFAULT, Behaviour, BehaviourProfile, load_profile
 from memlab.offline.prompt import PromptError, read_prompt, render_chat_adapter_output
 from memlab.offline.roles import Env, identify
 from memlab.offline.similarity import Similarity
@@ -32,33 +33,57 @@ class OfflineOptions(BaseModel):
     """``model.options`` the offline model reads."""
 
     model_config = ConfigDict(extra="forbid")
-    tool_reliability: float = Field(default=1.0, ge=0.0, le=1.0,
-                                    description="Probability that a store_fact/update_fact the policy should make is made.")
-    seed: int = Field(default=0, description="Seed of the deterministic reliability draw.")
+    tool_reliability: float | None = Field(default=None, ge=0.0, le=1.0,
+                                           description="The former name of the behaviour knob agent.store_user_facts: "
+                                           "probability that a store_fact/update_fact the policy should make is made.")
+    seed: int = Field(default=0, description="Seed of every behaviour draw (memlab/offline/behaviour.py).")
+
+
+def resolve_profile(spec: Any) -> tuple[BehaviourProfile, int]:
+    """(behaviour profile, seed) of an offline model spec: its ``profile`` (file or mapping) with
+    ``options.tool_reliability`` folded in as ``agent.store_user_facts``. Raises ``ValueError``
+    naming the file and field of a bad profile, or the option."""
+    try:
+        options = OfflineOptions.model_validate(getattr(spec, "options", None) or {})
+    except ValueError as exc:
+        raise ValueError(f"model.options for provider 'offline': {exc}") from None
+    profile = load_profile(getattr(spec, "profile", None))
+    if options.tool_reliability is not None:
+        given = profile.agent.store_user_facts
+        if given != DEFAULT.agent.store_user_facts and given != options.tool_reliability:
+            raise ValueError(f"model.options.tool_reliability ({options.tool_reliability}) and the profile's "
+                             f"agent.store_user_facts ({given}) are one knob; give it once")
+        profile = profile.with_knobs({"agent.store_user_facts": options.tool_reliability})
+    return profile, options.seed
 
 
 class OfflineChatModel:
-    """Rule-based stand-in for an LLM, versioned by the hash of its source."""
+    """Rule-based stand-in for an LLM, versioned by the hash of its source (and of its behaviour
+    profile, when that is not the default)."""
 
     is_heuristic = True
 
-    def __init__(self, embedder: Any = None, options: OfflineOptions | None = None) -> None:
+    def __init__(self, embedder: Any = None, options: OfflineOptions | None = None,
+                 profile: BehaviourProfile | None = None) -> None:
         self.sim = Similarity(embedder)
         self.options = options or OfflineOptions()
-        self.model_id = model_id()
+        profile = profile or DEFAULT
+        if self.options.tool_reliability is not None:
+            profile = profile.with_knobs({"agent.store_user_facts": self.options.tool_reliability})
+        self.behaviour = Behaviour(profile, self.options.seed)
+        self.model_id = model_id() + ("" if profile.is_default else f"+profile-{profile.digest()}")
 
     @classmethod
     def from_spec(cls, spec: Any, *, embedder: Any = None, **_: Any) -> OfflineChatModel:
-        raw = getattr(spec, "options", None) or {}
-        try:
-            options = OfflineOptions.model_validate(raw)
-        except ValueError as exc:
-            raise ValueError(f"model.options for provider 'offline': {exc}") from None
-        return cls(embedder, options)
+        profile, seed = resolve_profile(spec)
+        return cls(embedder, OfflineOptions(seed=seed), profile)
 
     def describe(self) -> dict[str, Any]:
+        profile = self.behaviour.profile
         return {"provider": "offline", "model": self.model_id, "heuristic": True, "mechanisms": list(MECHANISMS),
-                "options": self.options.model_dump(),
+                "options": {"seed": self.behaviour.seed},
+                "profile": {"hash": profile.digest(), "default": profile.is_default, "knobs": profile.knobs(),
+                            "changed": profile.changed()},
                 "note": "offline stand-in for an LLM (general rules, no dataset-derived lists); docs/offline-model.md"}
 
     def reject(self, request: ChatRequest) -> None:
@@ -72,8 +97,8 @@ class OfflineChatModel:
         except PromptError as exc:
             raise ModelError(f"offline model: {exc}") from None
         offered = {t.name for t in request.tools} if request.tool_choice != "none" else set()
-        reply = fn(prompt.values, Env(self.sim, offered, self.options.tool_reliability, self.options.seed,
-                                      max_tokens=request.max_tokens, outputs=list(prompt.outputs)))
+        reply = fn(prompt.values, Env(self.sim, offered, self.behaviour, max_tokens=request.max_tokens,
+                                      outputs=list(prompt.outputs)))
         fields = [f for f in prompt.outputs if f in reply.outputs] or list(reply.outputs)
         text = render_chat_adapter_output(reply.outputs, fields)
         calls = [ToolCall.from_raw(f"call_{i}", name, json.dumps(args, ensure_ascii=False))

@@ -18,7 +18,7 @@ STREAMS = ("probes", "calls", "memory_ops", "turns", "units", "compressions", "a
 VOLATILE_KEYS = frozenset({"run_id", "attempt", "call_id", "at", "wall_s", "latency_s", "retrieval_latency_s",
                            "retrieval_total_s", "answer_latency_s"})
 """Fields drawn at random or read from a clock."""
-_OFFLINE_LABEL = re.compile(r"offline-\d+\+[0-9a-f]{8}")
+_OFFLINE_LABEL = re.compile(r"offline-\d+\+[0-9a-f]{8}(?P<profile>\+profile-[0-9a-f]{8})?")
 
 
 def _clean(value: Any, ids: re.Pattern[str] | None) -> Any:
@@ -27,7 +27,7 @@ def _clean(value: Any, ids: re.Pattern[str] | None) -> Any:
     if isinstance(value, list):
         return [_clean(v, ids) for v in value]
     if isinstance(value, str):
-        value = _OFFLINE_LABEL.sub("offline-MAJOR+SOURCE", value)
+        value = _OFFLINE_LABEL.sub("offline-MAJOR+SOURCE", value)  # a behaviour profile's suffix too: see profiles_named
         return ids.sub("RUN", value) if ids is not None else value
     return value
 
@@ -47,3 +47,14 @@ def canonical_lines(run_dir: Path) -> list[str]:
                 rec = _clean(json.loads(line), ids)
                 out.append(f"{stream}\t{json.dumps(rec, sort_keys=True, ensure_ascii=False)}")
     return sorted(out)
+
+
+def profiles_named(run_dir: Path) -> set[str]:
+    """The behaviour-profile suffixes (``+profile-<hash>``) the run's offline model labels carry
+    (canonical_lines sets them aside with the source hash; a test checks them here)."""
+    found: set[str] = set()
+    for stream in STREAMS:
+        path = run_dir / f"{stream}.jsonl"
+        if path.exists():
+            found |= {m.group("profile") or "" for m in _OFFLINE_LABEL.finditer(path.read_text(encoding="utf-8"))}
+    return found
