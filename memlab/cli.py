@@ -1,4 +1,4 @@
-"""memlab's command line: run, report, validate, datasets, components."""
+"""memlab's command line: run, report, validate, datasets, components, sensitivity, profile."""
 
 from __future__ import annotations
 
@@ -344,6 +344,11 @@ def _cmd_components(args: argparse.Namespace) -> int:
                 offered.setdefault(tool, (desc, []))[1].append(f"{slot.name}:{cname}")
     for tool, (desc, by) in sorted(offered.items()):
         print(line(tool, f"{desc} [{', '.join(by)}]"))
+    from memlab.offline.behaviour import KNOBS
+
+    print("behaviour knobs of the offline model (model.profile, memlab sensitivity --vary; docs/sensitivity.md):")
+    for knob in KNOBS:
+        print(line(knob.name, f"(as built {knob.default if knob.default is not None else 'null'}) {knob.description}"))
     print("metrics:")
     for name in METRICS.names():
         m = METRICS.get(name)
@@ -595,6 +600,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="count what would be removed, remove nothing")
     p.set_defaults(fn=_cmd_stores_purge)
 
+    from memlab import sensitivity_cli
+
+    sensitivity_cli.register(sub)  # memlab sensitivity, memlab profile (docs/sensitivity.md)
     try:
         from memlab.datasets import cli as datasets_cli
     except ImportError:

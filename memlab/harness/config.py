@@ -125,6 +125,46 @@ class GateSpec(BaseModel):
         return v
 
 
+class SensitivitySpec(BaseModel):
+    """What ``memlab sensitivity`` varies and compares (docs/sensitivity.md). Not part of a run's
+    fingerprint: the grid's runs are ordinary runs, each with its own behaviour profile."""
+
+    model_config = ConfigDict(extra="forbid")
+    vary: dict[str, list[float | None]] = Field(
+        min_length=1, description="Behaviour knob (`memlab components` lists them; docs/sensitivity.md) → the values "
+        "to play it at. The comparison is played once per point of the grid (every combination).")
+    contrasts: list[tuple[str, str]] | None = Field(
+        default=None, description="Pairs [A, B] of strategies whose paired difference A − B is reported per profile; "
+        "None: every strategy against `reference`.")
+    reference: str | None = Field(default=None, description="The strategy every other is compared with when "
+                                  "`contrasts` is not given (default: the config's first strategy).")
+    metric: str = Field(default="evidence_recall", description="The metric the contrasts compare.")
+    by: str | None = Field(default=None, description="A probe column (evidence_scope, dataset, category) to report "
+                           "each contrast per group of, besides all probes.")
+
+    @field_validator("vary")
+    @classmethod
+    def _known_knobs(cls, v: dict[str, list[float | None]]) -> dict[str, list[float | None]]:
+        from memlab.offline.behaviour import DEFAULT, check_knob
+
+        for knob, values in v.items():
+            check_knob(knob)
+            if not values:
+                raise ValueError(f"{knob}: give at least one value")
+            if len(set(values)) != len(values):
+                raise ValueError(f"{knob}: a value is listed twice: {values}")
+            for value in values:
+                DEFAULT.with_knobs({knob: value})  # in range (a ProfileError names the knob)
+        return v
+
+    @field_validator("metric")
+    @classmethod
+    def _known_metric(cls, v: str) -> str:
+        from memlab.analysis.metric_registry import check_metric_names
+
+        return check_metric_names([v], "sensitivity.metric")[0]
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     _typed: list[Any] | None = PrivateAttr(default=None)
@@ -160,6 +200,8 @@ class RunConfig(BaseModel):
     output_dir: str = "results"
     executor: ExecutorSpec = Field(default_factory=ExecutorSpec, description="Serial, parallel or Ray execution of units.")
     gate: GateSpec = Field(default_factory=GateSpec, description="Tolerances of the regression gate (`memlab check`).")
+    sensitivity: SensitivitySpec | None = Field(
+        default=None, description="The behaviour-profile grid and contrasts of `memlab sensitivity` (docs/sensitivity.md).")
 
     @field_validator("name")
     @classmethod

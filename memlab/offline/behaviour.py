@@ -50,7 +50,7 @@ class Reconcile(BaseModel):
     update: float = Field(1.0, **PROBABILITY, description="Share of changed values recognised as UPDATE (the rest are "
                           "added beside the stale value).")
     delete: float = Field(1.0, **PROBABILITY, description="Share of retractions carried out as DELETE (the rest are "
-                          "added as a new statement beside the retracted one).")
+                          "ignored: the retracted value stays).")
 
 
 class Summariser(BaseModel):

@@ -144,14 +144,16 @@ RECOGNISED = {"UPDATE": "reconcile.update", "DELETE": "reconcile.delete"}
 def reconcile(new_fact: str, existing: list[str], cosines: list[float], behaviour: Behaviour = AS_BUILT) -> dict[str, object]:
     """ReconcileMemory: the first memory (most similar first) the new fact is a duplicate of, else
     the first whose slot it changes (UPDATE, the new statement as merged text) or retracts (DELETE),
-    else ADD. A change or retraction the profile's ``reconcile`` knobs do not recognise for this
-    fact is an ADD: the new statement beside the stale one."""
+    else ADD. A change the profile's ``reconcile.update`` does not recognise for this fact is an
+    ADD (the new value beside the stale one); a retraction ``reconcile.delete`` does not recognise
+    is ignored (NOOP: the retracted value stays)."""
     new = analyse(new_fact)
     decisions = [decide(new, analyse(old), cos) for old, cos in zip(existing, cosines, strict=True)]
     for action in ("NOOP", "UPDATE", "DELETE"):
         if action in decisions:
-            if action in RECOGNISED and not behaviour.keeps(RECOGNISED[action], new_fact):
-                break
             target = decisions.index(action)
+            if action in RECOGNISED and not behaviour.keeps(RECOGNISED[action], new_fact):
+                return {"action": "ADD", "target": -1, "merged": ""} if action == "UPDATE" else \
+                    {"action": "NOOP", "target": target, "merged": ""}
             return {"action": action, "target": target, "merged": new_fact if action == "UPDATE" else ""}
     return {"action": "ADD", "target": -1, "merged": ""}
