@@ -88,6 +88,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from memlab.analysis.report import category_table, print_comparison, write_report
     from memlab.analysis.results import load_run
 
+    if len(args.run_dirs) == 1 and (Path(args.run_dirs[0]) / "sensitivity.json").is_file():
+        from memlab.sensitivity_cli import report_sweep  # a `memlab sensitivity` folder (docs/sensitivity.md)
+
+        return report_sweep(Path(args.run_dirs[0]), args.html, args.md)
     if len(args.run_dirs) > 1:
         if not (args.html or args.md):
             raise ValueError("several run folders are compared only in a design report: add --html OUT.html or --md OUT.md")

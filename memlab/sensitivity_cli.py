@@ -60,6 +60,27 @@ def _cmd_sensitivity(args: argparse.Namespace) -> int:
     return 0 if files else 1
 
 
+def report_sweep(path: Path, html: str | None = None, md: str | None = None) -> int:
+    """``memlab report SWEEP_DIR [--html OUT] [--md OUT]``: the sweep's tables, plots and design
+    report written again from its records (into the sweep folder; copies to ``--html`` / ``--md``)."""
+    import shutil
+
+    from memlab.analysis.sensitivity import write_sweep_report
+
+    files = write_sweep_report(path)
+    _print_verdicts(path)
+    for key, target in (("html", html), ("md", md)):
+        if target:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(files[key], target)
+            if key == "md":  # its plots are PNGs beside it
+                for png in path.glob("report-*.png"):
+                    shutil.copyfile(png, Path(target).parent / png.name)
+    print("wrote " + ", ".join(str(p) for p in [files["contrasts"], files["verdicts"], files["html"], files["md"],
+                                                 *[t for t in (html, md) if t]]))
+    return 0
+
+
 def _print_verdicts(out: Path) -> None:
     import pandas as pd
 

@@ -14,7 +14,8 @@ import pytest
 from memlab.harness.config import ConfigError, validate_config
 from memlab.llm.base import make_model
 from memlab.offline import agent, answer, slots, summary
-from memlab.offline.behaviour import DEFAULT, KNOBS, Behaviour, ProfileError, chance, load_profile, parse_profile
+from memlab.llm.profile_file import load_profile
+from memlab.offline.behaviour import DEFAULT, KNOBS, Behaviour, ProfileError, chance, parse_profile
 from memlab.offline.extraction import extract_turn
 from memlab.offline.similarity import Similarity
 from memlab.offline.version import model_id
@@ -118,12 +119,12 @@ def test_extraction_tool_and_assistant_recall_and_corruption():
     assert len(wrong) == 2 and "Bergen" not in wrong[0] and "Ida lives in" in wrong[0] and " 3 " not in wrong[1]
 
 
-def test_reconcile_knobs_turn_a_recognised_change_or_retraction_into_an_add():
+def test_reconcile_knobs_turn_an_unrecognised_change_into_an_add_and_ignore_a_retraction():
     update = ("Ida now lives in Bergen.", ["Ida lives in Oslo."], [0.7])
     retract = ("Ida no longer has a cat.", ["Ida has a cat called Bo."], [0.7])
     assert slots.reconcile(*update)["action"] == "UPDATE" and slots.reconcile(*retract)["action"] == "DELETE"
-    assert slots.reconcile(*update, _b(reconcile__update=0.0))["action"] == "ADD"
-    assert slots.reconcile(*retract, _b(reconcile__delete=0.0)) == {"action": "ADD", "target": -1, "merged": ""}
+    assert slots.reconcile(*update, _b(reconcile__update=0.0)) == {"action": "ADD", "target": -1, "merged": ""}
+    assert slots.reconcile(*retract, _b(reconcile__delete=0.0)) == {"action": "NOOP", "target": 0, "merged": ""}
     assert slots.reconcile(*update, _b(reconcile__delete=0.0))["action"] == "UPDATE"  # one knob, one decision
 
 

@@ -26,7 +26,8 @@ from memlab.analysis.results import load_run
 from memlab.harness.config import validate_config
 from memlab.harness.runner import Runner
 from memlab.llm.base import make_model
-from memlab.offline.behaviour import DEFAULT, KNOBS, load_profile
+from memlab.llm.profile_file import load_profile
+from memlab.offline.behaviour import DEFAULT, KNOBS
 from memlab.profiling.estimate import estimate_profile, fit_threshold, write_profile
 from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.support.hash_embedder import HashEmbedder
@@ -48,13 +49,17 @@ PLANTED = {
     "p1": {"extraction": {"user_recall": 0.8, "assistant_recall": 0.3, "tool_recall": 0.6, "corruption": 0.15},
            "reconcile": {"update": 0.7, "delete": 0.4}, "summariser": {"keep_values": 0.75, "keep_tool_observations": 0.3},
            "agent": {"store_user_facts": 0.85, "store_tool_observations": 0.35}, "answerer": {"abstain_below": 0.15}},
-    "p2": {"extraction": {"user_recall": 0.55, "assistant_recall": 0.7, "tool_recall": 0.9, "corruption": 0.3},
+    "p2": {"extraction": {"user_recall": 0.9, "assistant_recall": 0.7, "tool_recall": 0.9, "corruption": 0.05},
            "reconcile": {"update": 0.35, "delete": 0.85}, "summariser": {"keep_values": 0.4, "keep_tool_observations": 0.8},
-           "agent": {"store_user_facts": 0.5, "store_tool_observations": 0.65}, "answerer": {"abstain_below": 0.22}},
-    "p3": {"extraction": {"user_recall": 0.3, "assistant_recall": 0.5, "tool_recall": 0.4, "corruption": 0.05},
+           "agent": {"store_user_facts": 0.95, "store_tool_observations": 0.65}, "answerer": {"abstain_below": 0.22}},
+    "p3": {"extraction": {"user_recall": 0.65, "assistant_recall": 0.5, "tool_recall": 0.4, "corruption": 0.25},
            "reconcile": {"update": 0.9, "delete": 0.6}, "summariser": {"keep_values": 0.2, "keep_tool_observations": 0.55},
-           "agent": {"store_user_facts": 0.3, "store_tool_observations": 0.15}, "answerer": {"abstain_below": 0.28}},
+           "agent": {"store_user_facts": 0.7, "store_tool_observations": 0.15}, "answerer": {"abstain_below": 0.28}},
 }
+"""Every knob moved in each. A reconcile item needs both the old and the new value stored intact, so
+where recall is low or corruption high the changes give few items: the profiles keep every knob's
+items in the hundreds (the binomial spread of a planted share over n items is sqrt(p(1-p)/n), ≤ 0.022
+at 500 items)."""
 USERS = 16
 
 

@@ -340,7 +340,9 @@ def section(table: pd.DataFrame, found: list[Verdict], knobs: list[str], plots: 
     rows = [[f"{v.a} − {v.b}", v.group, v.status, v.statement(hib, column)] for v in found]
     s.blocks.append(Table(["contrast", "probes", "status", "finding with its condition"], rows))
     grid_rows = []
-    for _, r in table.iterrows():
+    order = {key: i for i, key in enumerate(dict.fromkeys(zip(table["a"], table["b"], table["group"])))}
+    ordered = table.assign(_o=[order[k] for k in zip(table["a"], table["b"], table["group"])]).sort_values(["_o", "point"])
+    for _, r in ordered.iterrows():
         grid_rows.append([f"{r['a']} − {r['b']}", str(r["group"]), *[str(r[k]) for k in knobs],
                           f"{r['diff']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]" if np.isfinite(r["diff"]) else "–",
                           str(int(r["n"]))])
@@ -374,6 +376,8 @@ def write_sweep_report(path: str | Path, contrasts: list[tuple[str, str]] | None
                   for v in found]).to_csv(files["verdicts"], index=False)
     plots: dict[tuple[str, str, str], bytes] = {}
     (out / "plots").mkdir(exist_ok=True)
+    for stale in [*(out / "plots").glob("*.png"), *out.glob("report-*.png")]:
+        stale.unlink()  # written again below: a contrast no longer asked for leaves no plot behind
     for a, b, group in dict.fromkeys(zip(table["a"], table["b"], table["group"])):
         png = plot_contrast(table, a, b, group, sweep.knobs)
         plots[(a, b, group)] = png

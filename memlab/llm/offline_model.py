@@ -16,7 +16,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from memlab.llm.types import ChatRequest, ChatResponse, ModelError, ToolCall, Usage
-from memlab.offline.behaviour import DEFAULT, Behaviour, BehaviourProfile, load_profile
+from memlab.llm.profile_file import load_profile
+from memlab.offline.behaviour import DEFAULT, Behaviour, BehaviourProfile
 from memlab.offline.prompt import PromptError, read_prompt, render_chat_adapter_output
 from memlab.offline.roles import Env, identify
 from memlab.offline.similarity import Similarity

@@ -20,7 +20,6 @@ import difflib
 import hashlib
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -217,7 +216,7 @@ def _did_you_mean(where: str, data: Any) -> None:
 
 def parse_profile(data: Any, where: str = "profile") -> BehaviourProfile:
     """A profile from a mapping (groups of knobs; dotted keys ``agent.store_user_facts: 0.7`` are
-    accepted too). A top-level ``about:`` mapping (what ``memlab profile`` writes: the source run,
+    accepted too); a profile file is read by :mod:`memlab.llm.profile_file` (the stand-in reads no file). A top-level ``about:`` mapping (what ``memlab profile`` writes: the source run,
     intervals) is description, not behaviour: it is skipped and never hashed."""
     if data is None:
         return DEFAULT
@@ -248,53 +247,6 @@ def check_knob_or_raise(where: str, name: str) -> str:
         return check_knob(name)
     except ValueError as exc:
         raise ProfileError(f"{where}: {exc}", (name,)) from None
-
-
-def load_profile(source: str | Path | dict[str, Any] | BehaviourProfile | None) -> BehaviourProfile:
-    """The profile a model spec names: a file (YAML or JSON), an inline mapping, or None (default)."""
-    if source is None or isinstance(source, BehaviourProfile):
-        return source or DEFAULT
-    if isinstance(source, dict):
-        return parse_profile(source, "model.profile")
-    import yaml
-
-    path = Path(source)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProfileError(f"model.profile: no such file {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProfileError(f"{path}: cannot read the behaviour profile ({exc})") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ProfileError(f"{path}: not valid YAML: {exc}") from None
-    try:
-        return parse_profile(data, str(path))
-    except ProfileError as exc:
-        line = _line_of(text, exc.key)
-        if line is None:
-            raise
-        raise ProfileError(str(exc).replace(f"{path}: ", f"{path}:{line}: ", 1), exc.key) from None
-
-
-def _line_of(text: str, key: tuple[str, ...]) -> int | None:
-    """The 1-based line of the entry at ``key`` (a group, or a group's knob, or a dotted key) in a YAML text."""
-    import yaml
-
-    try:
-        node = yaml.compose(text)
-    except yaml.YAMLError:
-        return None
-    line = None
-    for part in key:
-        if not isinstance(node, yaml.MappingNode):
-            break
-        match = next(((k, v) for k, v in node.value if str(k.value) == part), None)
-        if match is None:
-            break
-        line, node = match[0].start_mark.line + 1, match[1]
-    return line
 
 
 def chance(seed: int, knob: str, item: str) -> float:

@@ -19,7 +19,8 @@ _SYLLABLES = ["ka", "lo", "ven", "tar", "mi", "zo", "rel", "dun", "sa", "bri", "
               "le", "pa", "shi", "ru", "ost", "ban", "cor", "fel"]
 ANIMALS = ["dog", "horse", "parrot", "rabbit", "tortoise", "goat", "hamster", "ferret", "canary", "pony", "donkey",
            "lizard", "gecko", "iguana", "snake", "frog", "toad", "duck", "goose", "hen", "rooster", "pigeon", "owl",
-           "falcon", "alpaca", "llama", "sheep", "pig", "cow", "turkey", "peacock", "hedgehog"]
+           "falcon", "alpaca", "llama", "sheep", "pig", "cow", "turkey", "peacock", "hedgehog", "otter", "mole",
+           "newt", "swan", "crow", "heron", "badger", "weasel", "camel", "mule", "ostrich", "quail"]
 """Each animal is had and given up at most once per user, so no retraction is about the same slot as
 an earlier one (the slot rule would read the second as a change of the first). Not "cat": the
 user's number of cats is a slot of its own."""
@@ -55,7 +56,7 @@ def _user(uid: int, rng: random.Random, names: _Names, invocations: int) -> dict
     slots = {"live": names(), "work": names(), "drive": names(), "cats": rng.randint(2, 6)}
     animals = rng.sample(ANIMALS, len(ANIMALS))
     pets = {p: names() for p in animals[:4]}
-    fresh = animals[4:]
+    fresh = animals[4:]  # 4 + 3 per invocation ≤ 44 animals: up to 13 invocations
     turns: list[dict[str, Any]] = []
     probes: list[dict[str, Any]] = []
     n = 0
@@ -74,16 +75,16 @@ def _user(uid: int, rng: random.Random, names: _Names, invocations: int) -> dict
     present = dict(pets)
     for k in range(invocations):
         said = []
-        # two new facts, two changed values, two retractions, two new animals
+        # two new facts, three changed values, three retractions, three new animals
         kin = rng.choice(KINSHIP)
         said += [f"My {kin} {names()} works at {names()}.", f"My locker number is {rng.randint(1000, 9999)}{k}."]
-        for slot in rng.sample(["live", "work", "drive", "cats"], 2):
+        for slot in rng.sample(["live", "work", "drive", "cats"], 3):
             slots[slot] = slots[slot] + rng.randint(1, 3) if slot == "cats" else names()
             said.append({"live": "I live in {} now.", "work": "I work at {} now.", "drive": "I drive a {} now.",
                          "cats": "I have {} cats now."}[slot].format(slots[slot]))
-        gone = rng.sample(sorted(present), min(2, len(present)))
+        gone = rng.sample(sorted(present), min(3, len(present)))
         said += [f"I don't have the {p} called {present[p]}." for p in gone]
-        for p in fresh[2 * k:2 * k + 2]:
+        for p in fresh[3 * k:3 * k + 3]:
             present[p] = names()
             said.append(f"I have a {p} called {present[p]}.")
         for p in gone:
