@@ -33,7 +33,9 @@ from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.support.hash_embedder import HashEmbedder
 from tests.support.profile_data import write_profile_dataset
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+"""Each planted run plays 16 generated users through two strategies (about a minute on a quiet 2-core
+machine, several on a loaded one): longer than the suite's default 10-minute limit allows for three."""
 
 STRATEGIES = [
     {"name": "extract", "preset": "fact_rag", "extractor": {"type": "post_turn", "roles": ["user", "assistant", "tool"]},
@@ -91,10 +93,21 @@ def _play(dataset: Path, out: Path, profile) -> Path:
     return Runner(config, progress=False).run()
 
 
+class _Planted(dict):
+    """Each planted profile's run, played the first time a test asks for it."""
+
+    def __init__(self, dataset: Path, out: Path) -> None:
+        super().__init__()
+        self.dataset, self.out = dataset, out
+
+    def __missing__(self, name: str) -> Path:
+        self[name] = _play(self.dataset, self.out / name, PLANTED[name])
+        return self[name]
+
+
 @pytest.fixture(scope="module")
 def planted_runs(hashed, dataset, tmp_path_factory) -> dict[str, Path]:
-    out = tmp_path_factory.mktemp("planted")
-    return {name: _play(dataset, out / name, profile) for name, profile in PLANTED.items()}
+    return _Planted(dataset, tmp_path_factory.mktemp("planted"))
 
 
 @pytest.mark.parametrize("name", list(PLANTED))

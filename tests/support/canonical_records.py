@@ -35,8 +35,10 @@ def _clean(value: Any, ids: re.Pattern[str] | None) -> Any:
 def canonical_lines(run_dir: Path) -> list[str]:
     """Every record of the run, one ``stream<TAB>json`` line each, volatile fields dropped, sorted."""
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    # the run's uid and id wherever they appear as a whole word (a run id such as "p00" must not match
+    # inside "u1-p001")
     volatile = [re.escape(x) for x in (manifest.get("run_uid"), manifest.get("run_id")) if x]
-    ids = re.compile("|".join(volatile)) if volatile else None
+    ids = re.compile(r"(?<![\w-])(?:" + "|".join(volatile) + r")(?![\w-])") if volatile else None
     out = []
     for stream in STREAMS:
         path = run_dir / f"{stream}.jsonl"

@@ -75,10 +75,10 @@ def _user(uid: int, rng: random.Random, names: _Names, invocations: int) -> dict
     present = dict(pets)
     for k in range(invocations):
         said = []
-        # two new facts, three changed values, three retractions, three new animals
+        # two new facts, four changed values, three retractions, three new animals
         kin = rng.choice(KINSHIP)
         said += [f"My {kin} {names()} works at {names()}.", f"My locker number is {rng.randint(1000, 9999)}{k}."]
-        for slot in rng.sample(["live", "work", "drive", "cats"], 3):
+        for slot in rng.sample(["live", "work", "drive", "cats"], 4):
             slots[slot] = slots[slot] + rng.randint(1, 3) if slot == "cats" else names()
             said.append({"live": "I live in {} now.", "work": "I work at {} now.", "drive": "I drive a {} now.",
                          "cats": "I have {} cats now."}[slot].format(slots[slot]))
