@@ -1,4 +1,4 @@
-"""memlab's command line: run, report, view, validate, datasets, components."""
+"""memlab's command line: run, report, view, validate, datasets, components, sensitivity, profile."""
 
 from __future__ import annotations
 
@@ -104,6 +104,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from memlab.analysis.report import category_table, print_comparison, write_report
     from memlab.analysis.results import load_run
 
+    if len(args.run_dirs) == 1 and (Path(args.run_dirs[0]) / "sensitivity.json").is_file():
+        from memlab.sensitivity_cli import report_sweep  # a `memlab sensitivity` folder (docs/sensitivity.md)
+
+        return report_sweep(Path(args.run_dirs[0]), args.html, args.md)
     if len(args.run_dirs) > 1:
         if not (args.html or args.md):
             raise ValueError("several run folders are compared only in a design report: add --html OUT.html or --md OUT.md")
@@ -411,6 +415,11 @@ def _cmd_components(args: argparse.Namespace) -> int:
                 offered.setdefault(tool, (desc, []))[1].append(f"{slot.name}:{cname}")
     for tool, (desc, by) in sorted(offered.items()):
         print(line(tool, f"{desc} [{', '.join(by)}]"))
+    from memlab.offline.behaviour import KNOBS
+
+    print("behaviour knobs of the offline model (model.profile, memlab sensitivity --vary; docs/sensitivity.md):")
+    for knob in KNOBS:
+        print(line(knob.name, f"(as built {knob.default if knob.default is not None else 'null'}) {knob.description}"))
     print("metrics:")
     for name in METRICS.names():
         m = METRICS.get(name)
@@ -689,6 +698,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="count what would be removed, remove nothing")
     p.set_defaults(fn=_cmd_stores_purge)
 
+    from memlab import sensitivity_cli
+
+    sensitivity_cli.register(sub)  # memlab sensitivity, memlab profile (docs/sensitivity.md)
     try:
         from memlab.datasets import cli as datasets_cli
     except ImportError:

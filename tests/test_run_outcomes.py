@@ -169,7 +169,7 @@ def test_a_probe_field_of_the_wrong_type_is_named_by_line_and_field(finished_run
     for command in (["report", str(run)], ["explain", str(run), "--all"]):
         assert cli_main(command) == 2
         err = capsys.readouterr().err
-        assert f"probes.jsonl:2: damaged record" in err and f"field `{field}` {expected}" in err, err
+        assert "probes.jsonl:2: damaged record" in err and f"field `{field}` {expected}" in err, err
         assert "Traceback" not in err
 
 

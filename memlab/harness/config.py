@@ -13,7 +13,7 @@ a purpose (``agent``, ``extract``, ``gate``, ``consolidate``, ``summarize``, ``c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
@@ -125,6 +125,46 @@ class GateSpec(BaseModel):
         return v
 
 
+class SensitivitySpec(BaseModel):
+    """What ``memlab sensitivity`` varies and compares (docs/sensitivity.md). Not part of a run's
+    fingerprint: the grid's runs are ordinary runs, each with its own behaviour profile."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    vary: dict[str, list[Annotated[float, Field(ge=0.0, le=1.0)] | None]] = Field(
+        min_length=1, description="Behaviour knob (`memlab components` lists them; docs/sensitivity.md) → the values "
+        "to play it at. The comparison is played once per point of the grid (every combination).")
+    contrasts: list[tuple[str, str]] | None = Field(
+        default=None, description="Pairs [A, B] of strategies whose paired difference A − B is reported per profile; "
+        "None: every strategy against `reference`.")
+    reference: str | None = Field(default=None, description="The strategy every other is compared with when "
+                                  "`contrasts` is not given (default: the config's first strategy).")
+    metric: str = Field(default="evidence_recall", description="The metric the contrasts compare.")
+    by: str | None = Field(default=None, description="A probe column (evidence_scope, dataset, category) to report "
+                           "each contrast per group of, besides all probes.")
+
+    @field_validator("vary")
+    @classmethod
+    def _known_knobs(cls, v: dict[str, list[float | None]]) -> dict[str, list[float | None]]:
+        from memlab.offline.behaviour import DEFAULT, check_knob
+
+        for knob, values in v.items():
+            check_knob(knob)
+            if not values:
+                raise ValueError(f"{knob}: give at least one value")
+            if len(set(values)) != len(values):
+                raise ValueError(f"{knob}: a value is listed twice: {values}")
+            for value in values:
+                DEFAULT.with_knobs({knob: value})  # in range (a ProfileError names the knob)
+        return v
+
+    @field_validator("metric")
+    @classmethod
+    def _known_metric(cls, v: str) -> str:
+        from memlab.analysis.metric_registry import check_metric_names
+
+        return check_metric_names([v], "sensitivity.metric")[0]
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     _typed: list[Any] | None = PrivateAttr(default=None)
@@ -166,6 +206,8 @@ class RunConfig(BaseModel):
                                "(docs/cost.md). Not part of the fingerprint: resume a stopped run with a larger budget.")
     prices: str | None = Field(default=None, description="A price table (YAML or CSV, USD per million tokens) used "
                                "before LiteLLM's offline price map, for budgets, cost tables and estimates (docs/cost.md).")
+    sensitivity: SensitivitySpec | None = Field(
+        default=None, description="The behaviour-profile grid and contrasts of `memlab sensitivity` (docs/sensitivity.md).")
 
     @field_validator("name")
     @classmethod
@@ -291,6 +333,10 @@ class RunConfig(BaseModel):
             validate_store_spec({"type": backend, **options}, f"store_options.{backend}")
         for spec in self.model_specs():
             MODELS.get(spec.provider)
+            if spec.provider == "offline" and (spec.profile is not None or spec.options):
+                from memlab.llm.offline_model import resolve_profile
+
+                resolve_profile(spec)  # a bad behaviour profile fails here, naming its file and knob
         if self.prices is not None or (self.budget.max_usd is not None and
                                        any(s.provider != "offline" for s in self.model_specs())):
             from memlab.cost.prices import PriceBook

@@ -126,7 +126,8 @@ def _model_labels(models: dict[str, Any]) -> dict[str, str]:
 
 class Runner:
     def __init__(self, config: RunConfig, *, run_dir: str | Path | None = None, resume: bool = False,
-                 progress: bool = True, executor: Any = None, adopt: bool = False) -> None:
+                 progress: bool = True, executor: Any = None, adopt: bool = False,
+                 units: set[tuple[str, str, str]] | None = None) -> None:
         config.register_secrets()  # before anything can fail: no error below may show a key or a password
         self.config = validate_config(config)
         self.budget_stop: str | None = None
@@ -147,6 +148,9 @@ class Runner:
         self.resolved = config.resolved_strategies()
         self.fingerprint = _fingerprint(self.resolved, self.hashes, config)
         self.units = plan_units([s["name"] for s in self.resolved], [ds for _, ds in self.datasets])
+        self.planned = len(self.units)
+        if units is not None:  # a sensitivity sweep plays only the units a varied knob can change
+            self.units = [u for u in self.units if u.key in units]
         self._given_dir = Path(run_dir) if run_dir is not None else None
         if resume and self._given_dir is None:
             raise ValueError("--resume needs the run folder to continue")
@@ -241,6 +245,7 @@ class Runner:
             "environment": environment(),
             "seed": self.config.seed,
             "executor": self.executor.describe(),
+            **({"unit_selection": {"played": len(self.units), "of": self.planned}} if len(self.units) < self.planned else {}),
         }
 
     # -- main loop -----------------------------------------------------------------------------------

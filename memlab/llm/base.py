@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator, model_serializer
 
 from memlab.llm.limiter import RateLimit
 from memlab.llm.types import ChatRequest, ChatResponse
@@ -85,6 +85,26 @@ class ModelSpec(BaseModel):
     options: dict[str, Any] = Field(
         default_factory=dict, description="Provider-specific options, checked by the provider (offline: tool_reliability, seed)."
     )
+    profile: str | dict[str, Any] | None = Field(
+        default=None, description="Offline model only: its behaviour profile (docs/sensitivity.md), a YAML file (what "
+        "`memlab profile` writes) or an inline mapping of knobs; None: the stand-in as built.")
+
+    @field_validator("profile")
+    @classmethod
+    def _offline_only(cls, v: str | dict[str, Any] | None, info: Any) -> str | dict[str, Any] | None:
+        if v is not None and info.data.get("provider") not in (None, "offline"):
+            raise ValueError(f"a behaviour profile belongs to the offline model; provider {info.data.get('provider')!r} "
+                             "is a real model, whose behaviour `memlab profile` measures")
+        return v
+
+    @model_serializer(mode="wrap")
+    def _without_unset_profile(self, handler: Any) -> dict[str, Any]:
+        """A spec without a profile dumps as it did before profiles existed, so the fingerprint of a
+        run on the stand-in as built is unchanged (a resume and a baseline still match)."""
+        data = handler(self)
+        if data.get("profile") is None:
+            data.pop("profile", None)
+        return data
 
     @field_validator("base_url")
     @classmethod

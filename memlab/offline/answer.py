@@ -148,10 +148,12 @@ def _span(kind: str, text: str, date: str, asked: set[str], focus: set[str]) -> 
     return max(clauses, key=lambda c: (len(content_lemmas(c) & focus), -len(c))).strip().rstrip(".")
 
 
-def answer(context: str, question: str, sim: Similarity) -> str:
+def _choose(context: str, question: str, sim: Similarity):
+    """(the line picked, whether it shares a topic word with the question, its cosine, and what
+    cutting the answer from it needs), or None when the context has no line that asserts anything."""
     lines, idf = _context(context)
     if not lines:
-        return ABSTAIN
+        return None
     kind = question_type(question)
     asked = {w for n in names(question) for w in (n.lower(), *words(n))} | set(words(question))
     focus = content_lemmas(question)
@@ -175,9 +177,28 @@ def answer(context: str, question: str, sim: Similarity) -> str:
     # recency settles a conflict between lines that each state a value of the asked kind (a newer
     # value supersedes an older one); a line that states none cannot supersede one that does
     pick = max([i for i in near if typed[i]] or near, key=lambda i: (lines[i][0], i))
-    if not topic & docs[pick] and cos[pick] < MIN_COSINE:
+    return lines[pick], bool(topic & docs[pick]), float(cos[pick]), (kind, asked, focus)
+
+
+def abstention_support(context: str, question: str, sim: Similarity) -> float | None:
+    """The cosine the abstention threshold is compared with for this probe: the chosen line's, when
+    it shares no topic word with the question (the answerer abstains iff it is below
+    ``abstain_below``); None when the threshold plays no part (no line, or a shared topic word)."""
+    chosen = _choose(context, question, sim)
+    if chosen is None or chosen[1]:
+        return None
+    return chosen[2]
+
+
+def answer(context: str, question: str, sim: Similarity, abstain_below: float = MIN_COSINE) -> str:
+    """The answer to ``question`` from ``context``, or :data:`ABSTAIN` (``abstain_below``: the
+    behaviour profile's ``answerer.abstain_below``)."""
+    chosen = _choose(context, question, sim)
+    if chosen is None:
         return ABSTAIN
-    date, _, text, _ = lines[pick]
+    (date, _, text, _), shares_topic, cosine, (kind, asked, focus) = chosen
+    if not shares_topic and cosine < abstain_below:
+        return ABSTAIN
     return _span(kind, text, date, asked, focus)
 
 

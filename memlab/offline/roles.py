@@ -14,6 +14,8 @@ from typing import Any
 
 from memlab.judging import offline_judge as judge
 from memlab.offline import agent, answer, gate, slots, statements, summary
+from memlab.offline.behaviour import AS_BUILT, Behaviour
+from memlab.offline.extraction import extract_turn
 from memlab.offline.prompt import Prompt, PromptError
 from memlab.offline.similarity import Similarity
 
@@ -24,8 +26,8 @@ class Env:
 
     sim: Similarity
     offered_tools: set[str] = field(default_factory=set)
-    reliability: float = 1.0
-    seed: int = 0
+    behaviour: Behaviour = AS_BUILT
+    """The behaviour profile and its seed (memlab/offline/behaviour.py): how reliably each mechanism works."""
     max_tokens: int | None = None
     """The call's reply budget (``max_tokens`` of the request), when it gives one."""
     outputs: list[str] = field(default_factory=list)
@@ -66,14 +68,14 @@ def _s(values: dict[str, Any], key: str) -> str:
 
 @role("ExtractFacts", "message speaker context date", "facts")
 def _extract(v: dict[str, Any], env: Env) -> Reply:
-    return Reply({"facts": statements.extract(_s(v, "message"), _s(v, "speaker"), _s(v, "date"), _s(v, "context"))})
+    return Reply({"facts": extract_turn(_s(v, "message"), _s(v, "speaker"), _s(v, "date"), _s(v, "context"), env.behaviour)})
 
 
 @role("ExtractFromTranscript", "transcript date", "facts")
 def _extract_transcript(v: dict[str, Any], env: Env) -> Reply:
     facts = []
     for turn_id, speaker, text in statements.transcript_lines(_s(v, "transcript")):
-        facts += [{"text": f, "turn_ids": [turn_id]} for f in statements.extract(text, speaker, _s(v, "date"))]
+        facts += [{"text": f, "turn_ids": [turn_id]} for f in extract_turn(text, speaker, _s(v, "date"), "", env.behaviour)]
     return Reply({"facts": facts})
 
 
@@ -87,7 +89,7 @@ def _reconcile(v: dict[str, Any], env: Env) -> Reply:
     existing = [str(x) for x in v.get("existing") or []] if isinstance(v.get("existing"), list) else []
     new = _s(v, "new_fact")
     cos = [float(c) for c in env.sim.cosine(new, existing)]
-    return Reply(slots.reconcile(new, existing, cos))
+    return Reply(slots.reconcile(new, existing, cos, env.behaviour))
 
 
 def _reply_tokens(outputs: dict[str, Any], key: str, env: Env):
@@ -103,13 +105,14 @@ def _reply_tokens(outputs: dict[str, Any], key: str, env: Env):
 
 @role("Summarize", "previous_summary messages", "summary")
 def _summarize(v: dict[str, Any], env: Env) -> Reply:
-    kept = summary.summary_sentences(_s(v, "previous_summary"), _s(v, "messages"), env.sim)
+    kept = summary.summary_sentences(_s(v, "previous_summary"), _s(v, "messages"), env.sim, env.behaviour)
     return Reply({"summary": summary.fit(kept, _reply_tokens({}, "summary", env), env.max_tokens)})
 
 
 @role("AnswerFromMemory", "context question date", "answer")
 def _answer(v: dict[str, Any], env: Env) -> Reply:
-    return Reply({"answer": answer.answer(_s(v, "context"), _s(v, "question"), env.sim)})
+    return Reply({"answer": answer.answer(_s(v, "context"), _s(v, "question"), env.sim,
+                                          env.behaviour.profile.answerer.abstain_below)})
 
 
 @role("JudgeAnswerLenient", "question gold response", "correct abstained")
@@ -125,7 +128,8 @@ def _judge_strict(v: dict[str, Any], env: Env) -> Reply:
 @role("AgentStep", "context working_memory memory_status", "next_thought")
 def _agent(v: dict[str, Any], env: Env) -> Reply:
     thought, calls = agent.agent_step(_s(v, "context"), _s(v, "working_memory"), _s(v, "memory_status"),
-                                      env.offered_tools, env.sim, reliability=env.reliability, seed=env.seed)
+                                      env.offered_tools, env.sim, reliability=env.behaviour.profile.agent.store_user_facts,
+                                      seed=env.behaviour.seed, behaviour=env.behaviour)
     return Reply({"next_thought": thought}, calls)
 
 
@@ -150,7 +154,7 @@ def _summarize_entities(v: dict[str, Any], env: Env) -> Reply:
     previous = "" if previous.strip().lower() == "no previous conversation" else previous
     graph = v.get("entity_memory") if isinstance(v.get("entity_memory"), list) else []
     nodes = entities.update_graph(_s(v, "messages"), graph)
-    kept = summary.summary_sentences(previous, _s(v, "messages"), env.sim)
+    kept = summary.summary_sentences(previous, _s(v, "messages"), env.sim, env.behaviour)
     if env.max_tokens is not None:
         # the reply fits the budget: the summary may keep up to half of it (more if the entities
         # need less); the entities drop their weakest relationships to fit the rest

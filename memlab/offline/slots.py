@@ -26,6 +26,7 @@ import functools
 from dataclasses import dataclass
 
 from memlab.offline import lexicon as lx
+from memlab.offline.behaviour import AS_BUILT, Behaviour
 from memlab.offline.dates import NUMBER, date_spans, number_value
 from memlab.offline.text import content_lemmas, has_change_cue, lemma, names, negated, tokens, words
 
@@ -136,14 +137,23 @@ def decide(new: Statement, old: Statement, cos: float) -> str:
     return "ADD"
 
 
-def reconcile(new_fact: str, existing: list[str], cosines: list[float]) -> dict[str, object]:
+RECOGNISED = {"UPDATE": "reconcile.update", "DELETE": "reconcile.delete"}
+"""The behaviour knob that says how often a change (a retraction) is recognised as such."""
+
+
+def reconcile(new_fact: str, existing: list[str], cosines: list[float], behaviour: Behaviour = AS_BUILT) -> dict[str, object]:
     """ReconcileMemory: the first memory (most similar first) the new fact is a duplicate of, else
     the first whose slot it changes (UPDATE, the new statement as merged text) or retracts (DELETE),
-    else ADD."""
+    else ADD. A change the profile's ``reconcile.update`` does not recognise for this fact is an
+    ADD (the new value beside the stale one); a retraction ``reconcile.delete`` does not recognise
+    is ignored (NOOP: the retracted value stays)."""
     new = analyse(new_fact)
     decisions = [decide(new, analyse(old), cos) for old, cos in zip(existing, cosines, strict=True)]
     for action in ("NOOP", "UPDATE", "DELETE"):
         if action in decisions:
             target = decisions.index(action)
+            if action in RECOGNISED and not behaviour.keeps(RECOGNISED[action], new_fact):
+                return {"action": "ADD", "target": -1, "merged": ""} if action == "UPDATE" else \
+                    {"action": "NOOP", "target": target, "merged": ""}
             return {"action": action, "target": target, "merged": new_fact if action == "UPDATE" else ""}
     return {"action": "ADD", "target": -1, "merged": ""}

@@ -71,8 +71,9 @@ def _drops_subject(sentence: str) -> bool:
     return not any(is_verb_only(t) for t in w[1:])
 
 
-def statement(sentence: str, name: str, ref: dt.date | None) -> str | None:
-    """The durable fact a sentence asserts, attributed and dated, or None for another speech act."""
+def statement(sentence: str, name: str, ref: dt.date | None, you: str = "the assistant") -> str | None:
+    """The durable fact a sentence asserts, attributed and dated, or None for another speech act
+    (``you``: who the second person is — the assistant, for a user's sentence)."""
     sentence = MEMORY_DIRECTIVE.sub("", sentence).strip()
     if not sentence or is_injection(sentence) or is_question(sentence) or is_small_talk(sentence) \
             or is_hypothetical(sentence) or not content_lemmas(sentence):
@@ -84,7 +85,7 @@ def statement(sentence: str, name: str, ref: dt.date | None) -> str | None:
     kind = request_kind(sentence)
     if kind == "one_off":
         return None
-    text = attribute(resolve_relative(sentence, ref), name, you="the assistant")
+    text = attribute(resolve_relative(sentence, ref), name, you=you)
     if kind == "standing":
         text = re.sub(r"\bplease\b,?\s*", "", text, flags=re.I)
         return f"{name}'s standing request: {text[0].lower() + text[1:]}"
@@ -126,6 +127,14 @@ def extract(message: str, speaker: str, date: str = "", context: str = "") -> li
         facts.append(fact)
         previous_kept = True
     return facts
+
+
+def assistant_statements(message: str, name: str, date: str = "") -> list[str]:
+    """The assertions of an assistant's message, attributed to it ("I booked the 7:30 train" →
+    "Agent booked the 7:30 train"), with "you" read as the user. The stand-in as built extracts
+    none (``extract`` keeps only what users state); ``extraction.assistant_recall`` reads these."""
+    ref = iso_date(date)
+    return [f for s in sentences(message) if (f := statement(s, name, ref, you="the user")) is not None]
 
 
 _TRANSCRIPT_LINE = re.compile(r"^\[(?P<id>[^\]]+)\]\s*(?P<rest>.*)$")

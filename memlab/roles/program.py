@@ -236,7 +236,7 @@ class Role(dspy.Module):
                             reject(state.last_request)
                         state.correction = str(state.extra.get("text") or getattr(exc, "lm_response", "") or "")
                         continue
-                    except Exception as exc:  # DSPy wraps engine errors (LMUnexpectedError)
+                    except Exception:  # DSPy wraps engine errors (LMUnexpectedError)
                         if state.error is None:
                             raise
                         last_error = f"{type(state.error).__name__}: {state.error}"

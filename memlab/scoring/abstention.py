@@ -30,18 +30,18 @@ _REFUSAL = re.compile(
         rf"\b{_ME}\s+{_NEG}\s+(?:know|remember|recall|have\s+(?:that|this|any|enough|the))(?:\s+(?:for\s+sure|exactly))?{_END}",
         rf"\b{_ME}\s+{_NEG}\s+have\s+(?:(?:any|enough|that|this|the|such|a)\s+)?{_INFO}",
         rf"\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:not|un)\s*(?:sure|certain|aware){_END}",
-        rf"^\s*(?:not\s+sure|unsure|no\s+idea|no\s+clue|unknown|idk|dunno|n/?a|none|unanswerable)\s*(?:[.!]|$)",
+        r"^\s*(?:not\s+sure|unsure|no\s+idea|no\s+clue|unknown|idk|dunno|n/?a|none|unanswerable)\s*(?:[.!]|$)",
         rf"\b{_ME}\s+(?:have|'ve|'ve\s+got|have\s+got)\s+no\s+(?:idea|clue|way\s+(?:of|to)\s+know(?:ing)?|{_INFO})",
         rf"\b{_ME}\s+{_CANT}\s+(?:tell|say|find|recall|remember|determine|answer|know|see|confirm|work\s+out)\b",
         rf"\b(?:there\s+is|there's|there\s+are|there\s+was|there\s+were|i\s+see|i\s+found|i\s+find)\s+no\s+{_INFO}\b",
         rf"\bno\s+{_INFO}\s+(?:about|on|of|regarding|concerning|as\s+to)\b",
-        rf"\b(?:can't|cannot|can\s+not|impossible\s+to|unable\s+to)\s+(?:be\s+)?(?:tell|told|determined?|say|said)\s+(?:from|based\s+on|with)\b",
+        r"\b(?:can't|cannot|can\s+not|impossible\s+to|unable\s+to)\s+(?:be\s+)?(?:tell|told|determined?|say|said)\s+(?:from|based\s+on|with)\b",
         rf"\byou\s+(?:have\s+not|haven't|never|didn't|did\s+not|hasn't|have\s+never|'ve\s+never)\s+(?:yet\s+)?{_NO_SAY}{_TO_ME}",
         rf"\b{_THAT}\s+(?:isn't|is\s+not|wasn't|was\s+not|hasn't\s+been|has\s+not\s+been|was\s+never|has\s+never\s+been|"
         rf"is\s+never|'s\s+not|hasn't|has\s+not)\s+(?:yet\s+)?(?:been\s+)?(?:mentioned|specified|stated|recorded|shared|given|"
         rf"decided|chosen|clear|known|available|said|discussed|come\s+up)\b",
         rf"\bnot\s+(?:enough|sufficient)\s+{_INFO}\b",
-        rf"\bcannot\s+be\s+(?:determined|answered|known)\b",
+        r"\bcannot\s+be\s+(?:determined|answered|known)\b",
     ]),
     re.MULTILINE,
 )
