@@ -59,7 +59,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     config = load_config(args.config, overrides)
     t0 = time.perf_counter()
     runner = Runner(config, run_dir=args.resume or args.run_dir, resume=bool(args.resume), progress=not args.no_progress)
-    label = config.model.provider + (" — offline stand-in for an LLM" if config.model.provider in ("offline", "heuristic") else "")
+    label = config.model.provider + (" — offline stand-in for an LLM" if config.model.provider == "offline" else "")
     console.print(f"[bold]memlab run[/bold] {config.name} → {runner.run_dir}  (model: {label})")
     try:
         run_dir = runner.run()

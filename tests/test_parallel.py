@@ -270,7 +270,7 @@ def test_auto_picks_serial_processes_or_threads():
     assert kind({}) == "serial"
     assert kind({"workers": 3}) == "processes"  # the offline model is CPU-bound
     assert kind({"workers": 3}, model=endpoint) == "threads"
-    assert kind({"workers": 3}, model=endpoint, models={"extract": {"provider": "heuristic"}}) == "processes"
+    assert kind({"workers": 3}, model=endpoint, models={"extract": {"provider": "offline"}}) == "processes"
     assert kind({"type": "ray", "ray_address": "auto"}) == "ray"
 
 

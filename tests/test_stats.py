@@ -11,19 +11,19 @@ import pytest
 
 from memlab.cli import main
 from memlab.analysis.results import load_run
-from memlab.analysis.stats import (Bootstrap, Intervals, cluster_bootstrap, cluster_interval, cluster_t_interval, holm,
+from memlab.analysis.stats import (Intervals, cluster_bootstrap, cluster_interval, cluster_t_interval, holm,
                           holm_adjusted, p_value, paired_compare, t_cdf, t_quantile, verdict)
 
 
 def test_cluster_bootstrap_is_seeded_and_brackets_the_mean():
     x = np.array([1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, np.nan])
     cl = ["c1", "c1", "c2", "c2", "c3", "c3", "c4", "c4", "c4"]
-    m, lo, hi = cluster_bootstrap(x, cl, Bootstrap(2000, seed=1))
+    m, lo, hi = cluster_bootstrap(x, cl, Intervals(2000, seed=1))
     assert m == pytest.approx(5 / 8) and lo < m < hi
-    assert cluster_bootstrap(x, cl, Bootstrap(2000, seed=1)) == (m, lo, hi)
+    assert cluster_bootstrap(x, cl, Intervals(2000, seed=1)) == (m, lo, hi)
     y = np.random.default_rng(0).random(60)
     groups = [i // 3 for i in range(60)]
-    assert cluster_bootstrap(y, groups, Bootstrap(200, seed=1)) != cluster_bootstrap(y, groups, Bootstrap(200, seed=2))
+    assert cluster_bootstrap(y, groups, Intervals(200, seed=1)) != cluster_bootstrap(y, groups, Intervals(200, seed=2))
 
 
 def test_clustered_interval_is_wider_than_pretending_probes_are_independent():
@@ -70,7 +70,7 @@ def test_verdict_needs_the_interval_to_exclude_zero():
     assert verdict(0.0, 0.3, True) == "not shown at 95%"
     assert verdict(-0.3, -0.1, True) == "B better"
     assert verdict(float("nan"), float("nan"), True) == "not shown at 95%"
-    assert Bootstrap(500, seed=3, method="bootstrap").caption() == (
+    assert Intervals(500, seed=3, method="bootstrap").caption() == (
         "95% CI: percentile bootstrap over users (memory namespaces), 500 resamples, seed 3")
     assert Intervals().caption().startswith("95% CI: cluster-robust t over users")
     with pytest.raises(ValueError, match="cluster_t, bootstrap"):

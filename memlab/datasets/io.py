@@ -249,7 +249,3 @@ def write_dataset_file(ds: Dataset, path: str | Path) -> None:
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     with open(path, "w", encoding="utf-8") as fh:
         yaml.dump(data, fh, Dumper=dumper, sort_keys=False, allow_unicode=True, width=110)
-
-
-def json_schema() -> dict[str, Any]:
-    return Dataset.model_json_schema()

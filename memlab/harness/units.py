@@ -70,10 +70,6 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat()
 
 
-class UnitFailed(Exception):
-    """The unit could not be completed (its error is in the unit's end record)."""
-
-
 class Workbench:
     """What playing units needs, built once per process: datasets, roles, embedder, strategies."""
 

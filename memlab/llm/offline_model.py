@@ -40,8 +40,6 @@ class OfflineOptions(BaseModel):
 class OfflineChatModel:
     """Rule-based stand-in for an LLM, versioned by the hash of its source."""
 
-    is_heuristic = True
-
     def __init__(self, embedder: Any = None, options: OfflineOptions | None = None) -> None:
         self.sim = Similarity(embedder)
         self.options = options or OfflineOptions()

@@ -21,7 +21,7 @@ import importlib
 import pkgutil
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -98,7 +98,6 @@ class BuildEnv:
     strategy_name: str
     make_store: Callable[[dict[str, Any]], Any]
     seed: int = 0
-    extras: dict[str, Any] = field(default_factory=dict)
 
 
 class Component:
