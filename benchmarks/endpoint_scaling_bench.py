@@ -47,7 +47,7 @@ def level(work: Path, server, inflight: int, convs: int, client_rps: float) -> d
     ds = dataset(work / f"d{inflight}.json", convs)
     before = (server.received, server.served, server.rate_limited, len(server.requests))
     cfg = RunConfig.model_validate({
-        "name": f"inflight{inflight}", "datasets": [str(ds)], "output_dir": str(work / "runs"), "bootstrap": 0,
+        "name": f"inflight{inflight}", "datasets": [str(ds)], "output_dir": str(work / "runs"),
         "embedding_cache": None, "strategies": [{"name": "no_memory"}, {"name": "recent_window"}],
         "model": {"provider": "openai", "model": f"bench-{inflight}", "base_url": server.base_url, "api_key_env": "BENCH_KEY",
                   "max_attempts": 8, "retry_base_delay_s": 0.2,

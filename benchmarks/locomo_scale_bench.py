@@ -83,7 +83,7 @@ def run(dataset: Path, work: Path, name: str, executor: dict, strategies: list[s
     cache = work / f"emb-{name}.npz"
     cache.unlink(missing_ok=True)  # cold cache
     cfg = RunConfig.model_validate({
-        "name": name, "datasets": [str(dataset)], "output_dir": str(work / "runs"), "bootstrap": 0,
+        "name": name, "datasets": [str(dataset)], "output_dir": str(work / "runs"),
         "embedding_cache": str(cache), "model": default.model.model_dump(mode="json"),
         "strategies": [{"name": s} for s in strategies], "executor": executor})
     load0 = os.getloadavg()

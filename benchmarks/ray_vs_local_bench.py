@@ -49,7 +49,7 @@ def main() -> None:
         run_dirs = {}
         for name, executor in executors.items():
             cfg = RunConfig.model_validate({
-                "name": name, "datasets": [str(dataset)], "output_dir": str(work / "runs"), "bootstrap": 0,
+                "name": name, "datasets": [str(dataset)], "output_dir": str(work / "runs"),
                 "embedding_cache": str(work / f"emb-{name}.npz"), "model": model,
                 "strategies": [{"name": s} for s in STRATEGIES], "executor": executor})
             t0 = time.perf_counter()

@@ -269,7 +269,7 @@ def run_ray_slice(args: argparse.Namespace, presets: list[str], out: Path) -> di
         cache = out / f"embeddings-{kind}.npz"
         cache.unlink(missing_ok=True)
         cfg = RunConfig.model_validate({
-            "name": f"slice-{kind}", "datasets": [str(path)], "output_dir": str(out / "runs"), "bootstrap": 0,
+            "name": f"slice-{kind}", "datasets": [str(path)], "output_dir": str(out / "runs"),
             "embedding_cache": str(cache), "model": default.model.model_dump(mode="json"),
             "strategies": [{"name": s} for s in presets], "executor": {"type": kind, "workers": args.workers}})
         t0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()

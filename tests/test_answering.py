@@ -16,7 +16,7 @@ THREADS = Path(__file__).resolve().parent / "fixtures" / "threads_small.yaml"
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    cfg = validate_config({"name": "ans", "datasets": [str(THREADS)], "bootstrap": 0, "embedding_cache": None,
+    cfg = validate_config({"name": "ans", "datasets": [str(THREADS)], "embedding_cache": None,
                            "output_dir": str(tmp_path_factory.mktemp("ans")), "strategies": [
                                {"name": "inject", "preset": "fact_rag", "short_term": {"type": "none"}},
                                {"name": "search", "preset": "fact_rag", "short_term": {"type": "none"},

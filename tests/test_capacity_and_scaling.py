@@ -46,7 +46,7 @@ def _facts_dataset(path: Path, users: int, facts: int) -> Path:
 
 
 def _run(tmp_path: Path, dataset: Path, strategies: list[dict]) -> memlab.analysis.results.RunResults:
-    cfg = validate_config({"name": "cap", "datasets": [str(dataset)], "bootstrap": 0, "embedding_cache": None,
+    cfg = validate_config({"name": "cap", "datasets": [str(dataset)], "embedding_cache": None,
                            "output_dir": str(tmp_path), "strategies": strategies})
     return memlab.load_run(memlab.run(cfg, progress=False))
 

@@ -32,7 +32,7 @@ MINI = PriceBook().get("gpt-4o-mini")
 
 def _config(tmp_path: Path, server: FakeOpenAIServer, **kw: Any) -> RunConfig:
     data: dict[str, Any] = {
-        "name": "budget", "datasets": [SMALL], "output_dir": str(tmp_path / "results"), "bootstrap": 20,
+        "name": "budget", "datasets": [SMALL], "output_dir": str(tmp_path / "results"),
         "embedding_cache": None, "metrics": ["evidence_recall"],
         "model": {"provider": "openai", "model": "gpt-4o-mini", "base_url": server.base_url, "max_attempts": 1,
                   "max_tokens": 64},

@@ -22,7 +22,7 @@ THREADS = FIXTURES / "threads_small.yaml"
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> memlab.analysis.results.RunResults:
-    cfg = validate_config({"name": "ages", "datasets": [str(THREADS)], "bootstrap": 0, "embedding_cache": None,
+    cfg = validate_config({"name": "ages", "datasets": [str(THREADS)], "embedding_cache": None,
                            "output_dir": str(tmp_path_factory.mktemp("ages")),
                            "strategies": [{"name": "full_context"}, {"name": "all_threads"}]})
     return memlab.load_run(memlab.run(cfg, progress=False))

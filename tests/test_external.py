@@ -74,7 +74,7 @@ def plugin(tmp_path):
 
 
 def _config(tmp_path: Path, strategies: list[dict], **extra) -> dict:
-    return {"name": "ext", "datasets": [DATASET], "strategies": strategies, "bootstrap": 0, "embedding_cache": None,
+    return {"name": "ext", "datasets": [DATASET], "strategies": strategies, "embedding_cache": None,
             "output_dir": str(tmp_path / "results"), **extra}
 
 

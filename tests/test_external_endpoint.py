@@ -57,7 +57,7 @@ def _write_config(tmp_path: Path, server: FakeOpenAIServer, strategy: dict, mode
                "max_attempts": 2, "retry_base_delay_s": 0, "timeout_s": 5,
                "cache": {"mode": mode, "path": str(tmp_path / "cache.jsonl")}, **model}
     cfg = {"name": name, "datasets": [DATASET], "strategies": [strategy], "models": {"extract": extract},
-           "bootstrap": 0, "embedding_cache": None, "output_dir": str(tmp_path / "results")}
+           "embedding_cache": None, "output_dir": str(tmp_path / "results")}
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return path

@@ -38,7 +38,7 @@ def lenient_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small run judged by the offline judge under the lenient prompt."""
     tmp = tmp_path_factory.mktemp("judged")
     cfg = RunConfig.model_validate({
-        "name": "judged", "datasets": [SMALL], "output_dir": str(tmp / "results"), "bootstrap": 50,
+        "name": "judged", "datasets": [SMALL], "output_dir": str(tmp / "results"),
         "embedding_cache": str(tmp / "emb.npz"), "strategies": [{"name": "full_context"}, {"name": "no_memory"}],
         "judge": {"provider": "offline"}, "judge_prompt": "lenient"})
     return Runner(cfg, progress=False).run()

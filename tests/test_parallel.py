@@ -65,7 +65,7 @@ def _dataset(tmp_path: Path, n: int = 6) -> Path:
 
 
 def _config(tmp_path: Path, dataset: Path, executor: dict, **kw) -> RunConfig:
-    data = {"name": "par", "datasets": [str(dataset)], "output_dir": str(tmp_path / "results"), "bootstrap": 50,
+    data = {"name": "par", "datasets": [str(dataset)], "output_dir": str(tmp_path / "results"),
             "embedding_cache": None, "strategies": STRATEGIES, "executor": executor}
     data.update(kw)
     return RunConfig.model_validate(data)

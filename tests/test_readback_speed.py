@@ -161,7 +161,7 @@ def test_tables_are_the_same_however_often_and_in_whatever_order_they_are_asked(
     from memlab.harness.runner import Runner
 
     cfg = RunConfig.model_validate({
-        "name": "t", "datasets": [str(ROOT / "datasets" / "starter.yaml")], "output_dir": str(tmp_path), "bootstrap": 100,
+        "name": "t", "datasets": [str(ROOT / "datasets" / "starter.yaml")], "output_dir": str(tmp_path),
         "embedding_cache": str(tmp_path / "emb.npz"), "strategies": [{"name": "no_memory"}, {"name": "full_context"}]})
     run = Runner(cfg, progress=False).run()
     alone = load_run(run).summary()

@@ -53,7 +53,7 @@ def _dataset(tmp_path: Path, *, text_extra: str = "", shared: bool = False, prob
 
 
 def _config(tmp_path: Path, dataset: Path, **kw) -> RunConfig:
-    data = {"name": "rel", "datasets": [str(dataset)], "output_dir": str(tmp_path / "results"), "bootstrap": 20,
+    data = {"name": "rel", "datasets": [str(dataset)], "output_dir": str(tmp_path / "results"),
             "embedding_cache": str(tmp_path / "emb.npz"), "strategies": [{"name": "message_rag"}]}
     data.update(kw)
     return RunConfig.model_validate(data)
@@ -163,7 +163,7 @@ def test_concurrent_runs_with_the_same_folder_name_on_one_postgres_do_not_interf
         from memlab.harness.config import RunConfig
         from memlab.harness.runner import Runner
         cfg = RunConfig.model_validate({{"name": "same", "datasets": [{str(ds)!r}], "output_dir": sys.argv[1],
-            "bootstrap": 0, "embedding_cache": None,
+            "embedding_cache": None,
             "strategies": [{{"name": "fact_rag@postgres", "preset": "fact_rag", "store": {{"type": "postgres"}}}}]}})
         print(Runner(cfg, progress=False).run())
     """)
@@ -222,7 +222,7 @@ def test_short_writes_are_completed(tmp_path, monkeypatch):
 
 def test_all_units_failed_exits_non_zero_and_rows_are_marked_partial(tmp_path, capsys):
     ds = _dataset(tmp_path)
-    cfg = {"name": "dead", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"), "bootstrap": 0,
+    cfg = {"name": "dead", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"),
            "embedding_cache": str(tmp_path / "emb.npz"),
            "store_options": {"postgres": {"dsn": "postgresql://u@127.0.0.1:1/db"}},
            "strategies": [{"name": "message_rag"}, {"name": "pg", "preset": "fact_rag", "store": {"type": "postgres"}}]}
@@ -335,7 +335,7 @@ def test_a_dead_endpoint_stops_the_run_with_a_clear_message(tmp_path, capsys):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed once the block ends: nothing listens there
     ds = _dataset(tmp_path)
-    cfg = {"name": "down", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"), "bootstrap": 0,
+    cfg = {"name": "down", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"),
            "embedding_cache": str(tmp_path / "emb.npz"), "strategies": [{"name": "fact_rag"}],
            "model": {"provider": "openai", "model": "m", "base_url": f"http://127.0.0.1:{port}/v1", "api_key_env": "NOPE_KEY",
                      "max_attempts": 2, "retry_base_delay_s": 0, "breaker_failures": 2}}

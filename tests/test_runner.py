@@ -26,7 +26,7 @@ STARTER = str(ROOT / "datasets" / "starter.yaml")
 
 def _config(tmp_path: Path, **kw) -> RunConfig:
     data = {
-        "name": "t", "datasets": [STARTER], "output_dir": str(tmp_path / "results"), "bootstrap": 200,
+        "name": "t", "datasets": [STARTER], "output_dir": str(tmp_path / "results"),
         "embedding_cache": str(tmp_path / "emb.npz"),
         "strategies": [{"name": "no_memory"}, {"name": "full_context"}, {"name": "fact_rag"}],
     }
@@ -102,7 +102,7 @@ def test_report_writes_csv_and_plots(starter_run: Path):
 def test_interrupted_run_resumes_without_redoing_or_duplicating(tmp_path: Path):
     cfg_path = tmp_path / "cfg.yaml"
     out = tmp_path / "results"
-    cfg = {"name": "resume", "datasets": [STARTER], "output_dir": str(out), "bootstrap": 50,
+    cfg = {"name": "resume", "datasets": [STARTER], "output_dir": str(out),
            "embedding_cache": str(tmp_path / "emb.npz"),
            "strategies": [{"name": "no_memory"}, {"name": "fact_rag"}]}
     cfg_path.write_text(yaml.safe_dump(cfg))

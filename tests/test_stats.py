@@ -266,3 +266,42 @@ def test_the_bootstrap_method_is_still_selectable(tmp_path):
     res = load_run(run)
     assert res.intervals.method == "bootstrap" and res.intervals.n_boot == 300
     assert "percentile bootstrap over users" in res.summary().attrs["caption"]
+
+
+BASE_CONFIG = {"datasets": ["datasets/starter.yaml"], "strategies": [{"name": "no_memory"}]}
+
+
+@pytest.mark.parametrize("extra, named", [
+    ({"bootstrap": 200}, "bootstrap: 200"),
+    ({"bootstrap": 0}, "bootstrap: 0"),
+    ({"gate": {"bootstrap": 500}}, "gate.bootstrap: 500"),
+])
+def test_a_resample_count_under_cluster_t_is_refused_naming_it(extra, named):
+    """``bootstrap:`` changes nothing under the default ``cluster_t`` intervals: a config that sets it
+    is told so instead of being silently ignored."""
+    from memlab.harness.config import ConfigError, validate_config
+
+    with pytest.raises(ConfigError, match=f"{named}: resamples are used only by `intervals: bootstrap`"):
+        validate_config({**BASE_CONFIG, **extra})
+    assert validate_config({**BASE_CONFIG, **extra, "intervals": "bootstrap"}).intervals == "bootstrap"
+    assert validate_config({**BASE_CONFIG, "bootstrap": 1000}).bootstrap == 1000  # the default, stated: harmless
+
+
+def test_an_older_run_folder_that_recorded_an_inert_count_still_reads():
+    from memlab.harness.config import ConfigError, recorded_config, validate_config
+
+    recorded = {**BASE_CONFIG, "bootstrap": 0, "intervals": "cluster_t", "gate": {"bootstrap": 200}}
+    with pytest.raises(ConfigError):
+        validate_config(dict(recorded))
+    assert recorded_config(recorded, "old/manifest.json config").bootstrap == 1000
+    kept = recorded_config({**BASE_CONFIG, "bootstrap": 300, "intervals": "bootstrap"}, "m")
+    assert kept.bootstrap == 300  # a bootstrap run's count is what its intervals used
+
+
+def test_no_shipped_config_or_notebook_sets_a_resample_count():
+    root = Path(__file__).resolve().parents[1]
+    import re
+
+    shipped = [*root.glob("evals/**/*.yaml"), *root.glob("notebooks/*.py"), *root.glob("notebooks/*.ipynb")]
+    setting = re.compile(r"^\s*(bootstrap:\s*\d|bootstrap = \d)|bootstrap=bootstrap|-p bootstrap", re.M)
+    assert shipped and not [p.name for p in shipped if setting.search(p.read_text(encoding="utf-8"))]

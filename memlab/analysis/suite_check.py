@@ -231,7 +231,7 @@ def suite_check(datasets: list[str], *, output_dir: str | Path | None = None, wo
     base = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="memlab-suite-check-"))
     config = validate_config({
         "name": "suite-check", "datasets": [str(p) for p in datasets], "model": {"provider": "offline"},
-        "strategies": strategies(chosen), "bootstrap": 0, "limit_conversations": limit_users, "output_dir": str(base),
+        "strategies": strategies(chosen), "limit_conversations": limit_users, "output_dir": str(base),
         "executor": {"type": "auto", "workers": workers}, "metrics": [METRIC]}, "suite-check")
     run_dir = run(config, progress=progress)
     check = SuiteCheck(runs={str(p): str(run_dir) for p in datasets})
