@@ -48,6 +48,7 @@ import re
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -73,8 +74,6 @@ def resolve_dsn(dsn: str | None = None) -> str:
     env = os.environ.get("MEMLAB_PG_DSN")
     if env:
         return env
-    from memlab.memory.stores.pgserver import find_dsn_file
-
     f = find_dsn_file()
     if f is not None:
         text = f.read_text().strip()
@@ -84,6 +83,19 @@ def resolve_dsn(dsn: str | None = None) -> str:
         "postgres: no DSN given; pass dsn=..., set MEMLAB_PG_DSN, or run `scripts/pg.sh start` "
         "(which writes .memlab/pg/dsn)"
     )
+
+
+def find_dsn_file() -> Path | None:
+    """The ``dsn`` file ``scripts/pg.sh start`` writes: ``$MEMLAB_PG_HOME/dsn``, ``./.memlab/pg/dsn`` or
+    the checkout's (the server manager itself is a script: the library only reads what it wrote)."""
+    import os
+
+    candidates = []
+    if os.environ.get("MEMLAB_PG_HOME"):
+        candidates.append(Path(os.environ["MEMLAB_PG_HOME"]).expanduser() / "dsn")
+    checkout = Path(__file__).resolve().parents[3]  # memlab/memory/stores/postgres.py -> the checkout
+    candidates += [Path.cwd() / ".memlab" / "pg" / "dsn", checkout / ".memlab" / "pg" / "dsn"]
+    return next((c for c in candidates if c.is_file()), None)
 
 
 def normalize_dsn(dsn: str) -> str:
@@ -260,14 +272,14 @@ class PostgresStore:
 
     def _safe(self, e: BaseException) -> str:
         """An exception's message with the DSN and its password masked."""
-        from memlab.memory.stores.pgserver import redact_dsn
+        from memlab.redact import redact_text
 
         msg = str(e).strip() or type(e).__name__
         for dsn in (self._given_dsn, self.dsn):
-            msg = msg.replace(dsn, redact_dsn(dsn))
+            msg = msg.replace(dsn, redact_text(dsn))
         if self._password:
             msg = msg.replace(self._password, "***")
-        return redact_dsn(msg)
+        return redact_text(msg)
 
     @contextlib.contextmanager
     def _conn(self, what: str) -> Iterator[Any]:
