@@ -25,8 +25,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[1]
+if not __package__:  # run as `python benchmarks/endpoint_scaling_bench.py`: memlab and benchmarks.* from this checkout
+    sys.path.insert(0, str(ROOT))
 
 
 def dataset(path: Path, n: int) -> Path:

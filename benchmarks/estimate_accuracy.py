@@ -21,7 +21,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if not __package__:  # run as `python benchmarks/estimate_accuracy.py`: memlab and benchmarks.* from this checkout
+    sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:

@@ -44,12 +44,11 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+ROOT = Path(__file__).resolve().parents[1]
+if not __package__:  # run as `python benchmarks/realistic_bench.py`: memlab and benchmarks.* from this checkout
+    sys.path.insert(0, str(ROOT))
 
-import locomo_like  # noqa: E402
-import per_turn  # noqa: E402
+from benchmarks import locomo_like, per_turn  # noqa: E402
 
 PARTS = ("per-turn", "comparison", "readback", "projection")
 
@@ -75,7 +74,7 @@ def long_conversation(turns: int, source: str, work: Path):
             if len(conv.conversations[0].turns()) >= turns:
                 return conv.conversations[0]
             sessions += max(1, sessions // 20)
-    import locomo_scale_bench
+    from benchmarks import locomo_scale_bench
 
     from memlab.datasets.io import load_dataset
 

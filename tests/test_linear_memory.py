@@ -193,15 +193,9 @@ def test_entity_fit_drops_the_weakest_relationships_first():
 def test_agent_chats_update_reply_fits_its_budget_on_a_long_conversation():
     """With the preset's reply budget (seed 002's 2,000 tokens) every SummarizeWithEntities reply
     of a 250-turn conversation fits it; without one, replies grow with the conversation."""
-    import sys
-    from pathlib import Path
-
+    from benchmarks import locomo_like
     from memlab.datasets.locomo import convert
     from memlab.llm import calls
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    import locomo_like
-
     from tests.support.hash_embedder import HashEmbedder
 
     conv = convert(locomo_like.generate(conversations=1, sessions=12, probes=0, seed=4), "x.json")[0]

@@ -17,19 +17,12 @@ views, not copies).
 from __future__ import annotations
 
 import copy
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-import locomo_like  # noqa: E402
-import per_turn  # noqa: E402
-
-from memlab.strategies.composed import PRESETS  # noqa: E402
-from tests.support.hash_embedder import HashEmbedder  # noqa: E402
+from benchmarks import locomo_like, per_turn
+from memlab.strategies.composed import PRESETS
+from tests.support.hash_embedder import HashEmbedder
 
 EARLY, LATE = (0, 500), (1500, 2000)
 WORK_FACTOR = 2.0
