@@ -321,9 +321,8 @@ def _cmd_components(args: argparse.Namespace) -> int:
         return f"  {name:<22} {text}"
 
     print("strategy types (`type:` of a strategy; composed is the default; docs/external.md):")
-    from memlab.external.base import STRATEGY_TYPES, library_version, load_strategy_types, missing_extra, summary
+    from memlab.external.base import STRATEGY_TYPES, library_version, missing_extra, summary
 
-    load_strategy_types()
     print(line("composed", "memlab's components in slots: the presets and slots below"))
     for name in STRATEGY_TYPES.names():
         cls = STRATEGY_TYPES.get(name)

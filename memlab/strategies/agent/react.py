@@ -25,19 +25,19 @@ import functools
 import json
 from typing import Any, Literal
 import orjson
-from pydantic import Field, field_validator
+from pydantic import Field
 from memlab.strategies.base import AgentStep, ContextLine, ContextSection, TurnEvent
 from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Invocation, Query, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
 from memlab.strategies.summarizers import make_summarizer
-from memlab.strategies.triggers import Compressor, Entry, NeverSpec, TriggerSpec, make_trigger, trigger_shorthand
+from memlab.strategies.triggers import Compressor, Entry, NeverSpec, TriggerSpec, make_trigger
 
 
 class _WorkingMemory(Params):
     trigger: TriggerSpec = Field(default_factory=NeverSpec)
     """When to compress working memory: never | every_n_steps(n) | token_threshold(max_tokens) | agent_driven
-    (a typed spec, validated once with the config and handed to the trigger as it is)."""
+    | a plugin's trigger (a typed spec, validated once with the config and handed to the trigger as it is)."""
     keep_recent: int = Field(default=4, ge=0)
     """Steps kept raw when working memory is compressed."""
     budget_tokens: int = Field(default=2000, ge=1)
@@ -45,11 +45,6 @@ class _WorkingMemory(Params):
     summarizer: Literal["model", "verbatim", "planted_lossy"] = "model"
     """What folds the steps: the model's compress role (the design); ``verbatim`` (lossless) and
     ``planted_lossy`` (drops every value) are instruments that bracket it (memlab suite-check)."""
-
-    @field_validator("trigger", mode="before")
-    @classmethod
-    def _shorthand(cls, v: Any) -> Any:
-        return trigger_shorthand(v)
 
 
 class _ReactParams(Params):

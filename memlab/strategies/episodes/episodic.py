@@ -14,11 +14,11 @@ similar episodes are injected ("Relevant past episodes"); the agent may also cal
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 from pydantic import Field
 from memlab.memory.item import MemoryEvent, MemoryItem, Op
 from memlab.strategies.base import ContextLine, ContextSection
-from memlab.strategies.slots import Component, Params, component
+from memlab.strategies.slots import Component, Needs, Params, component
 from memlab.strategies.state import Invocation, Query, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
 
@@ -52,6 +52,12 @@ class EpisodicMemory(Component):
         "record_episode": "Record the task you just finished as an episode: goal, key steps, outcome, lessons.",
         "recall_episodes": "Find past episodes similar to a query (have I solved this kind of problem before?).",
     }
+
+    @classmethod
+    def needs_for(cls, spec: dict[str, Any]) -> tuple[Needs, ...]:
+        if spec.get("capture") == "agent_tool":  # recorded only when the agent calls record_episode
+            return (Needs("agent", why="episodes captured by 'agent_tool' need an agent slot"),)
+        return ()
 
     def space(self, state: StrategyState) -> str:
         return f"{state.namespace}#episodes"

@@ -7,7 +7,7 @@ from pydantic import Field, field_validator
 from memlab.memory.item import MemoryEvent, Op
 from memlab.strategies.base import ContextLine, ContextSection, TurnEvent
 from memlab.strategies.slots import Component, Params, component
-from memlab.strategies.triggers import Compressor, EveryNStepsSpec, Entry, TriggerSpec, make_trigger, trigger_shorthand
+from memlab.strategies.triggers import Compressor, EveryNStepsSpec, Entry, TriggerSpec, make_trigger
 
 
 class _SummarizingParams(Params):
@@ -15,11 +15,6 @@ class _SummarizingParams(Params):
     """When to compress (a typed trigger spec: never | every_n_steps | token_threshold)."""
     keep_recent: int = Field(default=10, ge=0)
     """Messages kept verbatim after a compression."""
-
-    @field_validator("trigger", mode="before")
-    @classmethod
-    def _shorthand(cls, v: Any) -> Any:
-        return trigger_shorthand(v)
 
     @field_validator("trigger")
     @classmethod
