@@ -85,6 +85,10 @@ class Registry(Generic[T]):
             return _add
         return _add(obj)
 
+    def unregister(self, name: str) -> None:
+        """Remove an entry (a plugin unloaded, or a throwaway entry a test added); unknown names are ignored."""
+        self._entries.pop(name, None)
+
     def _admit(self, name: str, obj: Any) -> None:
         if self._check is not None:
             self._check(name, obj)
