@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab.analysis.failures import failures_table, print_failures
 from memlab.analysis.forgetting import plot_recall_by_age, print_recall_by_age, recall_by_age
 from memlab.analysis.lifecycle import LIFECYCLE_COLUMNS, lifecycle_table
 from memlab.analysis.metrics import METRICS, answer_columns
@@ -153,11 +154,7 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
                       end_section=True)
     console.print(table)
     print_cost_table(res, console)
-    failed = (res.manifest.get("units") or {}).get("failed") or []
-    if failed:
-        console.print(f"[red]{len(failed)} conversation(s) failed:[/red]")
-        for f in failed[:10]:
-            console.print(f"  [red]• {f}[/red]")
+    print_failures(res, console)  # failed units, and what components absorbed (docs/reliability.md)
     judged = judge_coverage(res)
     if not judged.empty and judged["judge_failed"].sum():
         console.print(f"[red]the judge failed on {int(judged['judge_failed'].sum())} of {int(judged['answers'].sum())} "
@@ -425,6 +422,12 @@ def write_report(run_dir: str | Path | RunResults, *, console: Any = None, quiet
         both.to_csv(out["recall_by_age"], index=False)
         plot_recall_by_age(ages, out["age_plot"], title=f"Forgetting curves: {res.manifest.get('name', run_dir.name)}",
                            footer=" · ".join(f"{k}: {v}" for k, v in res.provenance().items()))
+    failures = failures_table(res)
+    if not failures.empty:
+        out["failures"] = run_dir / "failures.csv"
+        for k, v in res.provenance().items():
+            failures[k] = v
+        failures.to_csv(out["failures"], index=False)
     out["lifecycle"] = run_dir / "lifecycle.csv"
     lifecycle = lifecycle_table(res)
     for k, v in res.provenance().items():

@@ -295,8 +295,13 @@ class ComposedStrategy:
             out["store_resolved"] = self.store.describe()
         return out
 
-    def failures(self) -> int:
-        return sum(c.failures for c in self.parts)
+    def failure_report(self) -> list[dict[str, Any]]:
+        """The failures the components absorbed in the current unit: one entry per component and
+        kind of failure (``component`` as ``slot:type``, ``what``, ``count``, an ``example`` error)."""
+        from memlab.redact import redact_text
+
+        return [{"component": f"{c.slot}:{c.type_name}", "what": what, "count": f.count, "example": redact_text(f.example)}
+                for c in self.parts for what, f in sorted(c.failures.items())]
 
     # -- lifecycle -------------------------------------------------------------------------------
     def begin_unit(self, namespace: str) -> None:
@@ -309,6 +314,7 @@ class ComposedStrategy:
         if self.store is not None:
             self.store.reset(st.namespace)
         for c in self.parts:
+            c.failures = {}  # a unit's record counts its own failures (the strategy object serves many units)
             c.begin_unit(st)
 
     def begin_conversation(self, conversation_id: str) -> StepOutput:

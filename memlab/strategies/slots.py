@@ -148,6 +148,14 @@ class BuildEnv:
     seed: int = 0
 
 
+@dataclass
+class Failures:
+    """How often one kind of failure happened in a unit, with the first error as an example."""
+
+    count: int = 0
+    example: str = ""
+
+
 class Component:
     """Base of every component: typed params, a description for the manifest, no-op hooks."""
 
@@ -171,7 +179,19 @@ class Component:
     def __init__(self, params: Params, env: BuildEnv) -> None:
         self.params = params
         self.env = env
-        self.failures = 0
+        self.failures: dict[str, Failures] = {}
+        """What failed in the current unit and was absorbed (by what happened → how often)."""
+
+    def failed(self, what: str, error: object) -> None:
+        """Record a failure this component absorbed — a model call that failed after its retries, a
+        compression that could not run — and carried on with its fallback (``what`` says both, e.g.
+        "extraction call failed; message not extracted"). The unit's end record lists them
+        (``component_failures``) and ``memlab report`` shows them, so a degraded design is not
+        mistaken for a weak one."""
+        tally = self.failures.setdefault(what, Failures())
+        tally.count += 1
+        if not tally.example:
+            tally.example = str(error)[:300]
 
     @classmethod
     def summary(cls) -> str:

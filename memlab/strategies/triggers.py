@@ -212,7 +212,6 @@ class Compressor:
         self.summary_tokens = 0
         self.summary_sources: list[str] = []
         self.steps = 0
-        self.failures = 0
 
     @property
     def tokens(self) -> int:
@@ -243,8 +242,7 @@ class Compressor:
         try:
             res = self.summarize(previous_summary=self.summary, messages="\n".join(e.text for e in fold))
             summary = str(res.get("summary") or "").strip()
-        except RoleFailure as exc:
-            self.failures += 1
+        except RoleFailure as exc:  # the component that owns this list records the failure
             return CompressionEvent(self.component, self.trigger.label(), self.steps, before, before,
                                     [t for e in fold for t in e.turn_ids], self.summary, list(self.summary_sources),
                                     ok=False, reason=f"summariser failed: {exc}")

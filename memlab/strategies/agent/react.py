@@ -91,7 +91,8 @@ class ReactAgent(Component):
         comp = self.memory.maybe_compress()  # automatic triggers (agent_driven compresses inside the loop)
         if comp is not None:
             state.compressed(comp)
-            self.failures += 0 if comp.ok else 1
+            if not comp.ok:
+                self.failed("working-memory compression failed; steps kept", comp.reason)
 
     def _start_invocation(self, event: TurnEvent, state: StrategyState) -> None:
         """Working memory starts empty; the context (conversation memory, long-term memories
@@ -123,7 +124,7 @@ class ReactAgent(Component):
             return "nothing to compress (only the most recent steps are in working memory)"
         state.compressed(comp)
         if not comp.ok:
-            self.failures += 1
+            self.failed("working-memory compression failed; steps kept", comp.reason)
             return f"compression failed: {comp.reason}"
         return f"compressed: {comp.tokens_before} → {comp.tokens_after} tokens"
 
@@ -140,7 +141,7 @@ class ReactAgent(Component):
                                                 working_memory=self._render(), memory_status=self._status(),
                                                 tools=[_dspy_tool(t) for t in tools.values()])
             except RoleFailure as exc:
-                self.failures += 1
+                self.failed("agent step call failed; the step ended", exc)
                 state.acted(AgentStep(self.step, "(agent call)", {}, ok=False, error=str(exc)[:300]))
                 return
             made = _calls(out)

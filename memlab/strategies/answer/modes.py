@@ -72,7 +72,7 @@ class ToolAnswer(Component):
                     tools=[_dspy_tool(t) for t in tools.values()])
             except RoleFailure as exc:
                 steps.append(AgentStep(round_, "(search call)", {}, ok=False, error=str(exc)[:300], phase="probe"))
-                self.failures += 1
+                self.failed("search call failed; answered from what was found", exc)
                 break
             made = _calls(out)
             for bad in out.get("tool_call_errors") or []:

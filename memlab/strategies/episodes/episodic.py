@@ -76,8 +76,8 @@ class EpisodicMemory(Component):
         transcript = "\n".join(f"[{e.turn.id}] {speaker_label(e)}: {e.turn.text}" for e in invocation.events)
         try:
             out = self.env.roles.record_episode(transcript=transcript)
-        except RoleFailure:
-            self.failures += 1
+        except RoleFailure as exc:
+            self.failed("episode recording call failed; no episode", exc)
             return
         steps = [str(s) for s in out.get("key_steps") or []]
         self._write(state, episode_text(str(out.get("goal") or ""), steps, str(out.get("outcome") or ""),

@@ -49,7 +49,7 @@ class Summarizing(Component):
             return
         state.compressed(comp)
         if not comp.ok:
-            self.failures += 1
+            self.failed("compression failed; messages kept", comp.reason)
             return
         state.emit(MemoryEvent(op=Op.UPDATE if previous else Op.ADD, item_id="summary", namespace=state.namespace,
                                kind="summary", text=comp.summary, previous_text=previous or None,
@@ -111,8 +111,8 @@ class InvocationSummaries(Component):
             return
         try:
             res = self.env.roles.summarize(previous_summary="", messages=invocation.transcript)
-        except RoleFailure:
-            self.failures += 1
+        except RoleFailure as exc:
+            self.failed("invocation summary call failed; no summary", exc)
             return
         text = str(res.get("summary") or "").strip()
         if not text:
