@@ -11,7 +11,7 @@ from memlab.harness.runner import Runner
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_fact_rag_is_backend_invariant(tmp_path: Path):
+def test_fact_rag_is_backend_invariant(tmp_path: Path, postgres: str):
     backends = ["in_memory", "chroma", "postgres"]
     cfg = RunConfig.model_validate({
         "name": "backends", "datasets": [str(ROOT / "datasets" / "starter.yaml")], "limit_conversations": 2,

@@ -79,9 +79,11 @@ def conversation():
 
 
 @pytest.mark.slow
-@pytest.mark.postgres  # agent_memory_pg runs on its default store, the project's PostgreSQL
-@pytest.mark.parametrize("preset", PRESETS.names())
-def test_cost_per_turn_does_not_grow_with_the_conversation(preset, conversation):
+@pytest.mark.parametrize("preset", [  # agent_memory_pg runs on its default store, the project's PostgreSQL
+    pytest.param(p, marks=pytest.mark.postgres) if p == "agent_memory_pg" else p for p in PRESETS.names()])
+def test_cost_per_turn_does_not_grow_with_the_conversation(preset, conversation, request):
+    if preset == "agent_memory_pg":
+        request.getfixturevalue("postgres")
     guards: list[_ViewGuard] = []
 
     def guard(store):

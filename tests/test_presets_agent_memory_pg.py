@@ -149,7 +149,7 @@ def test_bad_pattern_is_named_in_the_error():
         resolve_spec({"name": "a", "preset": "agent_memory_pg", "extractor": {"patterns": {"fact": ["(unclosed"]}}})
 
 
-def test_runs_on_the_projects_postgres_by_default():
+def test_runs_on_the_projects_postgres_by_default(postgres):
     s = build({"name": "agent_memory_pg"})
     try:
         assert s.store.name == "postgres"

@@ -156,7 +156,7 @@ def test_store_namespaces_carry_the_run_uid_and_resume_keeps_it(tmp_path):
         assert spaces and all(s.startswith(f"{uid}/fact_rag/tiny/") for s in spaces)
 
 
-def test_concurrent_runs_with_the_same_folder_name_on_one_postgres_do_not_interfere(tmp_path):
+def test_concurrent_runs_with_the_same_folder_name_on_one_postgres_do_not_interfere(tmp_path, postgres):
     ds = _dataset(tmp_path, n=3)
     script = textwrap.dedent(f"""
         import sys
