@@ -192,8 +192,10 @@ def test_agent_tool_stores_what_the_agent_stores_citing_the_current_turn():
 def test_post_pass_makes_one_extraction_call_per_invocation():
     model = ScriptedModel()
     recorded, sink = _record_calls()
+    strategy = _strategy({"name": "p", "preset": "react_mem"}, model)
+    assert strategy.resolved["extractor"]["type"] == "post_pass"  # react_mem's extraction, the component under test
     with sink:
-        ops, _, _ = _play(_strategy({"name": "p", "preset": "react_mem"}, model))
+        ops, _, _ = _play(strategy)
     extract_calls = [r for r in recorded if r.signature == "ExtractFromTranscript"]
     assert len(extract_calls) == 2, "two invocations (u1.., u2..), one transcript call each"
     facts = {o.text: o.source_turn_ids for o in ops if o.op.value == "ADD" and o.kind != "summary"}
