@@ -12,12 +12,21 @@ from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.support.postgres import find_server, required
 
 
+SLOW_DATA = ("long_horizon_s", "long_horizon_m")
+"""Datasets too large for the fast tier: the long-horizon suites (16 users × ~28k tokens, 12 × ~100k)
+take seconds to tens of seconds to read and play, so a test parametrised over one is ``slow``."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test that uses the ``postgres`` fixture is marked ``postgres`` (``-m "not postgres"`` leaves
-    it out), however it came to use it."""
+    it out), however it came to use it; a test parametrised over a :data:`SLOW_DATA` dataset is
+    marked ``slow``. The fast tier is ``pytest -m "not slow and not postgres"``."""
     for item in items:
         if "postgres" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.postgres)
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and any(name in callspec.id for name in SLOW_DATA):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -164,6 +164,7 @@ def _record_calls():
     return out, calls.call_sink(out.append)
 
 
+@pytest.mark.slow
 def test_agent_tool_writes_nothing_when_the_agent_calls_no_tool():
     model = ScriptedModel(agent=lambda req: [])
     ops, steps, _ = _play(_strategy({"name": "a", "preset": "react_mem", "extractor": {"type": "agent_tool"}}, model))
@@ -237,6 +238,7 @@ def test_an_unknown_tool_and_the_step_limit_are_recorded():
 
 # -- the OpenAI-compatible path through the real client ---------------------------------------------
 
+@pytest.mark.slow
 def test_agent_loop_over_the_openai_client_with_scripted_tool_calls():
     from memlab.llm.openai_model import OpenAIChatModel
     from memlab.llm.retry import RetryPolicy

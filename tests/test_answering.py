@@ -24,6 +24,7 @@ def run(tmp_path_factory):
     return memlab.load_run(memlab.run(cfg, progress=False))
 
 
+@pytest.mark.slow
 def test_search_when_asked_injects_no_long_term_memory_and_records_its_searches(run):
     p = run.probes.set_index(["strategy", "probe_id"])
     injected, searched = p.loc[("inject", "ana-3-p1")], p.loc[("search", "ana-3-p1")]

@@ -8,6 +8,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from memlab.analysis.failures import failures_table
@@ -22,6 +23,7 @@ INVALID = "reconcile decision with an invalid target; candidate added"
 CALL_FAILED = "reconcile call failed; candidate added"
 
 
+@pytest.mark.slow
 def test_absorbed_failures_are_recorded_per_unit_and_shown_in_the_failures_table(tmp_path):
     with FakeOpenAIServer() as server:
         server.fail_when = "moved to Porto"  # the reconcile call about this message fails (HTTP 500)

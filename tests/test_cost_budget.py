@@ -86,6 +86,7 @@ def test_the_ledger_refuses_the_call_that_could_cross_and_stays_stopped(tmp_path
     assert ledger.state()["spent"]["calls"] == 4
 
 
+@pytest.mark.slow
 def test_cached_input_tokens_are_recorded_priced_at_the_cached_rate_and_replayed_free(
         tmp_path: Path, server: FakeOpenAIServer) -> None:
     server.responder = lambda body: {"usage": {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020,

@@ -94,6 +94,7 @@ def test_an_estimate_is_within_20_percent_of_the_actual_tokens(tmp_path: Path, s
     assert total["wall_s"] > 0 and total["wall_bound"]
 
 
+@pytest.mark.slow
 def test_an_estimate_from_a_recorded_run_prices_each_model_and_writes_a_csv(tmp_path: Path) -> None:
     """From a recorded (offline) run: one cost column per model, the dearer model costs more, the
     output range is bounded by max_tokens, rate limits bound the wall time, and the CSV is complete."""

@@ -89,6 +89,7 @@ def test_token_bins_are_fourfold_and_cover_every_age():
         bins("days")
 
 
+@pytest.mark.slow
 def test_the_report_writes_the_table_csv_and_plot_and_the_design_report_has_the_section(run, tmp_path):
     from memlab.analysis.html_report import build_report
     from memlab.analysis.report import write_report

@@ -218,6 +218,7 @@ def no_outside_connections(monkeypatch):
     return attempts
 
 
+@pytest.mark.slow
 def test_mem0_raw_mode_runs_offline_with_provenance_and_one_embedder(tmp_path, no_outside_connections):
     cfg = validate_config(_config(tmp_path, [{"name": "mem0", "type": "mem0", "infer": False, "window": 2, "k": 4}]))
     run = Runner(cfg, progress=False).run()

@@ -91,6 +91,7 @@ def _no_secret(*paths: Path) -> None:
                 assert SECRET.encode() not in f.read_bytes(), f"the API key reached {f}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["mem0", "langmem"])
 def test_library_calls_are_recorded_and_replay_strict_repeats_them(tmp_path, monkeypatch, kind, capsys):
     monkeypatch.setenv(KEY_ENV, SECRET)

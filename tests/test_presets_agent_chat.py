@@ -39,6 +39,7 @@ def test_first_summary_comes_exactly_after_five_message_pairs():
 
 def test_entity_graph_is_merged_by_id_and_keeps_typed_nodes_with_weighted_relationships():
     s = build({"name": "agent_chat"})
+    assert (s.resolved["consolidator"]["type"], s.resolved["retriever"]["type"]) == ("entity_merge", "entity_graph")
     ops = play(s, conversation([("2024-01-01T09:00:00", _chat(PAIRS))]))
     anna_ops = [o for o in ops if o.item_id == entity_id("anna")]
     assert [o.op for o in anna_ops] == [Op.ADD, Op.UPDATE], "the second update merges into the same node"

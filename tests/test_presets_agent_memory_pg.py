@@ -20,6 +20,7 @@ def test_the_defaults_inject_the_newest_20_memories_and_the_last_40_messages():
     """The seed's "last-20 injection" and 40-message window, by what reaches the prompt (its every-10
     extraction, excerpt summaries, cap and Postgres store are the tests below)."""
     s = build({"name": "a", "preset": "agent_memory_pg", "store": {"type": "in_memory"}})
+    assert s.resolved["retriever"]["type"] == "recent_by_type"
     statements = [f"I work at Company{i:02d}." for i in range(30)]
     ops = play(s, conversation([("2024-01-01T09:00:00", _chat(statements))]))
     assert sum(o.op is Op.ADD for o in ops) > 20, "more memories than are injected"

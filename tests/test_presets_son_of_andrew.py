@@ -42,6 +42,8 @@ def test_conflict_classes_follow_the_documents_examples():
 
 def test_negation_conflict_updates_the_fact_keeps_history_and_stops_retrieving_the_old_value():
     s = build({"name": "son_of_andrew"})
+    assert [s.resolved[slot]["type"] for slot in ("extractor", "consolidator", "retriever")] == [
+        "opportunistic", "conflict_resolve", "fact_history"]  # the components under test
     ops = play(s, conversation([_chat("2024-01-01T09:00:00", ["Sarah is my design partner."]),
                                 _chat("2024-02-01T09:00:00", ["Sarah is not my design partner."])]))
     facts = [o for o in ops if o.kind == "fact"]

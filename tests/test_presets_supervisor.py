@@ -117,6 +117,7 @@ def test_thresholds_out_of_order_are_rejected():
 
 def test_hot_path_gate_sees_the_last_user_turns_and_skips_the_do_not_create_cases():
     s = build({"name": "supervisor"})
+    assert s.resolved["extractor"] == {"type": "hot_path", "window": 3}  # the seed's gate, its last 3 user turns
     seen: list[list[str]] = []
     real = s.env.roles.classify_memory
 

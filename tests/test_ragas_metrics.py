@@ -144,6 +144,7 @@ def test_memlab_runs_without_ragas_and_says_so_only_when_a_ragas_metric_is_asked
     assert "metrics[1]" in refused and "ragas_rouge" in refused and "pip install 'memlab[ragas]'" in refused
 
 
+@pytest.mark.slow
 def test_non_llm_scoring_makes_no_network_connection() -> None:
     code = (
         "import socket\n"

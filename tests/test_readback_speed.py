@@ -175,6 +175,7 @@ def test_tables_are_the_same_however_often_and_in_whatever_order_they_are_asked(
     assert {p.name: p.read_bytes() for p in run.glob("*.csv")} == first and len(first) >= 4
 
 
+@pytest.mark.slow
 def test_embed_many_gives_the_vectors_embed_gives():
     from memlab.embeddings import CachedEmbedder, shared_embedder
 

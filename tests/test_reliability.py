@@ -115,6 +115,7 @@ def _flaky_setup(tmp_path: Path):
     return cfg, marker
 
 
+@pytest.mark.slow
 def test_resume_retries_failed_units_and_counts_only_final_attempts(tmp_path):
     cfg, marker = _flaky_setup(tmp_path)
     try:
@@ -142,6 +143,7 @@ def test_resume_retries_failed_units_and_counts_only_final_attempts(tmp_path):
 
 # -- 3. namespaces unique per run -------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_store_namespaces_carry_the_run_uid_and_resume_keeps_it(tmp_path):
     ds = _dataset(tmp_path)
     runs = []
@@ -181,6 +183,7 @@ def test_concurrent_runs_with_the_same_folder_name_on_one_postgres_do_not_interf
 
 # -- 4. secrets ------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_store_passwords_never_reach_the_run_folder(tmp_path):
     secret = "hunter2-S3CRET"
     ds = _dataset(tmp_path)
@@ -220,6 +223,7 @@ def test_short_writes_are_completed(tmp_path, monkeypatch):
 
 # -- 10. failures exit non-zero and partial rows are marked -----------------------------------------
 
+@pytest.mark.slow
 def test_all_units_failed_exits_non_zero_and_rows_are_marked_partial(tmp_path, capsys):
     ds = _dataset(tmp_path)
     cfg = {"name": "dead", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"),
@@ -387,6 +391,7 @@ def test_a_full_disk_fails_the_run_with_status_failed(tmp_path, monkeypatch, cap
 
 # -- 7. same config, same results --------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_identical_runs_give_identical_records(tmp_path):
     """Ids, tie-breaks and contexts do not depend on the run: recency ties (every memory stored
     at the same session timestamp) are broken the same way in both runs."""

@@ -90,6 +90,7 @@ def test_a_long_retry_after_stops_the_run_with_a_message(tmp_path, server, monke
 
 # -- item 4: --resume repairs failed model calls -----------------------------------------------------------
 
+@pytest.mark.slow
 def test_resume_replays_units_whose_model_calls_failed(tmp_path, server, capsys):
     server.default_fields = {"answer": "4000"}
     server.fail_when = "4000."  # only the first conversation's answer request holds its locker code (recent window)
@@ -168,6 +169,7 @@ class FailOnce(Component):
 '''
 
 
+@pytest.mark.slow
 def test_partial_and_empty_strategies_are_marked_in_the_table_and_summary(tmp_path, capsys):
     import sys
 

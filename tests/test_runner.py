@@ -137,6 +137,7 @@ def hold_plugin(tmp_path: Path, monkeypatch):
     SLOTS["lifecycle"].registry.unregister("hold_at")
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_without_redoing_or_duplicating(tmp_path: Path, hold_plugin: str):
     cfg_path = tmp_path / "cfg.yaml"
     out = tmp_path / "results"
@@ -241,6 +242,7 @@ def test_unreachable_store_fails_its_conversations_with_a_clear_message(tmp_path
     assert (units.loc["no_memory", "status"] == "ok").all()
 
 
+@pytest.mark.slow
 def test_recorded_llm_run_replays_strictly_without_the_endpoint(tmp_path: Path):
     cache = tmp_path / "cache.jsonl"
     strategies = [{"name": "fact_rag"}]

@@ -215,6 +215,7 @@ def test_config_metrics_limit_the_headline(tmp_path):
     assert "evidence_recall" not in summary and "content_recall" not in summary
 
 
+@pytest.mark.slow
 def test_report_cli_prints_paired_tables(tmp_path, capsys):
     run = _write_run(tmp_path / "run", metrics=["answer_correct"])
     assert main(["report", str(run), "--compare", "A", "B"]) == 0

@@ -562,6 +562,7 @@ def test_namespace_isolation(store: MemoryStore) -> None:
 # --------------------------------------------------------------------------- backend specifics
 
 
+@pytest.mark.slow
 def test_chroma_single_writer_lock(tmp_path: Path) -> None:
     from memlab.memory.stores.chroma import ChromaStore
 
