@@ -1,7 +1,7 @@
 """Reports: the comparison table (rich), metrics.csv, per-category CSV and plots (PNG).
 
-Every exported file says what produced it: CSVs carry run id, code version, model (labelled
-heuristic when it is), embedder and dataset hashes as columns; plots carry them in a footer.
+Every exported file says what produced it: CSVs carry run id, code version, model (labelled as the
+offline stand-in when it is), embedder and dataset hashes as columns; plots carry them in a footer.
 """
 
 from __future__ import annotations
