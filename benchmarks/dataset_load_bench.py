@@ -30,8 +30,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[1]
+if not __package__:  # run as `python benchmarks/dataset_load_bench.py`: memlab and benchmarks.* from this checkout
+    sys.path.insert(0, str(ROOT))
 
 # Runs in the child: import memlab from argv[1], load argv[2] (or nothing), print one JSON line.
 _CHILD = """

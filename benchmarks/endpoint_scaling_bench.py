@@ -25,8 +25,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[1]
+if not __package__:  # run as `python benchmarks/endpoint_scaling_bench.py`: memlab and benchmarks.* from this checkout
+    sys.path.insert(0, str(ROOT))
 
 
 def dataset(path: Path, n: int) -> Path:
@@ -47,7 +48,7 @@ def level(work: Path, server, inflight: int, convs: int, client_rps: float) -> d
     ds = dataset(work / f"d{inflight}.json", convs)
     before = (server.received, server.served, server.rate_limited, len(server.requests))
     cfg = RunConfig.model_validate({
-        "name": f"inflight{inflight}", "datasets": [str(ds)], "output_dir": str(work / "runs"), "bootstrap": 0,
+        "name": f"inflight{inflight}", "datasets": [str(ds)], "output_dir": str(work / "runs"),
         "embedding_cache": None, "strategies": [{"name": "no_memory"}, {"name": "recent_window"}],
         "model": {"provider": "openai", "model": f"bench-{inflight}", "base_url": server.base_url, "api_key_env": "BENCH_KEY",
                   "max_attempts": 8, "retry_base_delay_s": 0.2,

@@ -21,7 +21,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if not __package__:  # run as `python benchmarks/estimate_accuracy.py`: memlab and benchmarks.* from this checkout
+    sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
@@ -44,7 +45,7 @@ def main() -> int:
         endpoint = {"provider": "openai", "model": "gpt-4o-mini", "base_url": server.base_url, "max_attempts": 2}
         strategies = [{"name": s, **({"store": {"type": "in_memory"}} if s == "fact_rag" else {})} for s in args.strategies]
         config = RunConfig.model_validate({
-            "name": "actual", "datasets": [args.dataset], "output_dir": str(work), "bootstrap": 20,
+            "name": "actual", "datasets": [args.dataset], "output_dir": str(work),
             "embedding_cache": None, "model": endpoint, "judge": endpoint,
             "metrics": ["evidence_recall", "answer_correct", "ragas_faithfulness"], "strategies": strategies})
         actual = load_run(Runner(config, progress=False).run())

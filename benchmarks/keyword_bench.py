@@ -38,13 +38,12 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-for p in (ROOT, ROOT / "benchmarks"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
+if not __package__:  # run as `python benchmarks/keyword_bench.py`: memlab and benchmarks.* from this checkout
+    sys.path.insert(0, str(ROOT))
 
+from benchmarks.store_bench import DIM, WORDS, make_items, mixture, pct  # noqa: E402
 from memlab.memory.item import MemoryItem  # noqa: E402
 from memlab.memory.stores.base import make_store  # noqa: E402
-from store_bench import DIM, WORDS, make_items, mixture, pct  # noqa: E402
 
 
 def open_store(backend: str, tmp: Path, pg_dsn: str | None) -> Any:

@@ -17,9 +17,9 @@ import json
 import sys
 from pathlib import Path
 
-_ROOT = Path(__file__).resolve().parents[1]
-if str(_ROOT) not in sys.path:
-    sys.path.insert(0, str(_ROOT))
+ROOT = Path(__file__).resolve().parents[1]
+if not __package__:  # run as `python benchmarks/locomo_like.py`: memlab and benchmarks.* from this checkout
+    sys.path.insert(0, str(ROOT))
 
 from memlab.datasets.synth.locomo import conversation, describe, generate, write  # noqa: E402
 

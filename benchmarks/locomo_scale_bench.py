@@ -32,7 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+ROOT = Path(__file__).resolve().parents[1]
+if not __package__:  # run as `python benchmarks/locomo_scale_bench.py`: memlab and benchmarks.* from this checkout
+    sys.path.insert(0, str(ROOT))
 
 NAMES = ["Ada", "Bruno", "Chen", "Dara", "Emeka", "Farah", "Goran", "Hana", "Ivo", "Jun", "Kira", "Luis"]
 THINGS = {"pet": ["cat", "dog", "parrot", "tortoise", "ferret"], "city": ["Lisbon", "Oslo", "Quito", "Hanoi", "Perth"],
@@ -73,7 +75,7 @@ def build(work: Path, n_conv: int, tokens: int, n_probes: int) -> Path:
 def run(dataset: Path, work: Path, name: str, executor: dict, strategies: list[str], *, profile: bool,
         cprofile: Path | None = None) -> dict:
     """One run of the comparison; with ``profile`` (serial only) the per-strategy time shares."""
-    from timeshare import TimeShare
+    from benchmarks.timeshare import TimeShare
 
     from memlab.harness.config import RunConfig, load_config
     from memlab.analysis.results import load_run
@@ -83,7 +85,7 @@ def run(dataset: Path, work: Path, name: str, executor: dict, strategies: list[s
     cache = work / f"emb-{name}.npz"
     cache.unlink(missing_ok=True)  # cold cache
     cfg = RunConfig.model_validate({
-        "name": name, "datasets": [str(dataset)], "output_dir": str(work / "runs"), "bootstrap": 0,
+        "name": name, "datasets": [str(dataset)], "output_dir": str(work / "runs"),
         "embedding_cache": str(cache), "model": default.model.model_dump(mode="json"),
         "strategies": [{"name": s} for s in strategies], "executor": executor})
     load0 = os.getloadavg()
@@ -197,7 +199,7 @@ def main() -> None:
             print("unit wall s per strategy (summed over units): "
                   + ", ".join(f"{s} {w:.1f}" for s, w in sorted(walls.items(), key=lambda kv: -kv[1])))
         if len(runs) == 2:
-            from same_results import differences
+            from benchmarks.same_results import differences
 
             a, b = runs.values()
             diffs = differences(a["run_dir"], b["run_dir"])

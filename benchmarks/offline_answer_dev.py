@@ -66,7 +66,7 @@ def measure(path: Path, tmp: Path, name: str) -> tuple[pd.DataFrame, int, int, p
     from memlab.analysis.results import load_run
 
     cfg = RunConfig.model_validate({"name": name, "datasets": [str(path)], "model": {"provider": "offline"},
-                                    "strategies": STRATEGIES, "output_dir": str(tmp / "runs"), "bootstrap": 0,
+                                    "strategies": STRATEGIES, "output_dir": str(tmp / "runs"),
                                     "embedding_cache": str(ROOT / ".memlab" / "embeddings.npz")})
     res = load_run(memlab.run(cfg, progress=False))
     p = res.probes

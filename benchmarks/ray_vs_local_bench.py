@@ -19,15 +19,16 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+ROOT = Path(__file__).resolve().parents[1]
+if not __package__:  # run as `python benchmarks/ray_vs_local_bench.py`: memlab and benchmarks.* from this checkout
+    sys.path.insert(0, str(ROOT))
 
 STRATEGIES = ["no_memory", "full_context", "message_rag", "fact_rag"]
 
 
 def main() -> None:
-    from locomo_scale_bench import build
-
-    from same_results import differences
+    from benchmarks.locomo_scale_bench import build
+    from benchmarks.same_results import differences
 
     from memlab.harness.config import RunConfig, load_config
     from memlab.analysis.results import load_run
@@ -49,7 +50,7 @@ def main() -> None:
         run_dirs = {}
         for name, executor in executors.items():
             cfg = RunConfig.model_validate({
-                "name": name, "datasets": [str(dataset)], "output_dir": str(work / "runs"), "bootstrap": 0,
+                "name": name, "datasets": [str(dataset)], "output_dir": str(work / "runs"),
                 "embedding_cache": str(work / f"emb-{name}.npz"), "model": model,
                 "strategies": [{"name": s} for s in STRATEGIES], "executor": executor})
             t0 = time.perf_counter()

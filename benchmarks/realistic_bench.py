@@ -44,12 +44,11 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+ROOT = Path(__file__).resolve().parents[1]
+if not __package__:  # run as `python benchmarks/realistic_bench.py`: memlab and benchmarks.* from this checkout
+    sys.path.insert(0, str(ROOT))
 
-import locomo_like  # noqa: E402
-import per_turn  # noqa: E402
+from benchmarks import locomo_like, per_turn  # noqa: E402
 
 PARTS = ("per-turn", "comparison", "readback", "projection")
 
@@ -75,7 +74,7 @@ def long_conversation(turns: int, source: str, work: Path):
             if len(conv.conversations[0].turns()) >= turns:
                 return conv.conversations[0]
             sessions += max(1, sessions // 20)
-    import locomo_scale_bench
+    from benchmarks import locomo_scale_bench
 
     from memlab.datasets.io import load_dataset
 
@@ -269,7 +268,7 @@ def run_ray_slice(args: argparse.Namespace, presets: list[str], out: Path) -> di
         cache = out / f"embeddings-{kind}.npz"
         cache.unlink(missing_ok=True)
         cfg = RunConfig.model_validate({
-            "name": f"slice-{kind}", "datasets": [str(path)], "output_dir": str(out / "runs"), "bootstrap": 0,
+            "name": f"slice-{kind}", "datasets": [str(path)], "output_dir": str(out / "runs"),
             "embedding_cache": str(cache), "model": default.model.model_dump(mode="json"),
             "strategies": [{"name": s} for s in presets], "executor": {"type": kind, "workers": args.workers}})
         t0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()

@@ -20,7 +20,7 @@ import numpy as np
 
 from memlab.analysis.metrics import score_probe
 from memlab.scoring import canonical
-from memlab.analysis.stats import Bootstrap, cluster_bootstrap, paired_compare
+from memlab.analysis.stats import Intervals, cluster_bootstrap, paired_compare
 
 WORDS = ("we moved to Lisbon on 8 May 2023 and walked three kilometres to a café that seats 1,200 people "
          "she said she is not sure which one she picked in March 2021 after twenty-one days").split()
@@ -62,7 +62,7 @@ def main() -> None:
     x = np.random.default_rng(0).integers(0, 2, 500).astype(float)
     y = np.random.default_rng(1).integers(0, 2, 500).astype(float)
     clusters = [i % 10 for i in range(500)]
-    spec = Bootstrap(1000, seed=0)
+    spec = Intervals(1000, seed=0)
     print(f"cluster_bootstrap (500 probes, 10 conversations, 1000 resamples): "
           f"{1000 * timed(lambda: cluster_bootstrap(x, clusters, spec), 20):.2f} ms")
     print(f"paired_compare    (500 probes, 10 conversations, 1000 resamples): "

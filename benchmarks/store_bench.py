@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
+if not __package__:  # run as `python benchmarks/store_bench.py`: memlab and benchmarks.* from this checkout
     sys.path.insert(0, str(ROOT))
 
 from memlab.memory.item import MemoryItem  # noqa: E402

@@ -20,8 +20,8 @@ in a fresh process as a user meets it:
 
 Usage::
 
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/view_bench.py --out results/view-bench            # run + measure
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/view_bench.py --run-dir RUN --parts view          # measure only
+    .venv/bin/python -m benchmarks.view_bench --out results/view-bench            # run + measure
+    .venv/bin/python -m benchmarks.view_bench --run-dir RUN --parts view          # measure only
 
 The run needs the project's PostgreSQL for ``agent_memory_pg`` (``MEMLAB_PG_DSN`` or scripts/pg.sh).
 Load averages are printed with every figure: on a shared machine wall times say as much about the load.
@@ -44,10 +44,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if not __package__:  # run as `python benchmarks/view_bench.py`: memlab and benchmarks.* from this checkout
+    sys.path.insert(0, str(ROOT))
 
-import locomo_like  # noqa: E402  (the LoCoMo-shaped generator: write()/generate() only)
+from benchmarks import locomo_like  # noqa: E402  (the LoCoMo-shaped generator: write()/generate() only)
 
 STRATEGIES = ["agent_chat", "agent_memory_pg", "fact_rag", "full_context", "message_rag", "no_memory", "oracle", "react",
               "react_mem", "recent_window", "son_of_andrew", "supervisor"]

@@ -44,10 +44,6 @@ _LAZY = {
 
 __all__ = sorted(_LAZY)
 
-from memlab import _moved  # noqa: E402  (old module paths: a deprecation warning, not an ImportError)
-
-_moved.install()
-
 
 def __getattr__(name: str) -> Any:
     # Lazy re-exports keep `import memlab` fast and free of optional dependencies.

@@ -62,7 +62,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise ValueError("--adopt makes a resumed copy of a run folder a run of its own: give it with --resume COPY")
     runner = Runner(config, run_dir=args.resume or args.run_dir, resume=bool(args.resume), progress=not args.no_progress,
                     adopt=args.adopt)
-    label = config.model.provider + (" — offline stand-in for an LLM" if config.model.provider in ("offline", "heuristic") else "")
+    label = config.model.provider + (" — offline stand-in for an LLM" if config.model.provider == "offline" else "")
     console.print(f"[bold]memlab run[/bold] {config.name} → {runner.run_dir}  (model: {label})")
     try:
         run_dir = runner.run()
@@ -381,9 +381,8 @@ def _cmd_components(args: argparse.Namespace) -> int:
         return f"  {name:<22} {text}"
 
     print("strategy types (`type:` of a strategy; composed is the default; docs/external.md):")
-    from memlab.external.base import STRATEGY_TYPES, library_version, load_strategy_types, missing_extra, summary
+    from memlab.external.base import STRATEGY_TYPES, library_version, missing_extra, summary
 
-    load_strategy_types()
     print(line("composed", "memlab's components in slots: the presets and slots below"))
     for name in STRATEGY_TYPES.names():
         cls = STRATEGY_TYPES.get(name)

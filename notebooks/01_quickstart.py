@@ -24,13 +24,12 @@
 #
 # **Parameters** (next cell, papermill): the defaults are the small CI run (one conversation).
 # The full default comparison:
-# `papermill notebooks/01_quickstart.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -p output_dir results -y 'strategies: [no_memory, full_context, recent_window, fact_rag, message_rag]'`
+# `papermill notebooks/01_quickstart.ipynb out.ipynb -p limit 0 -p output_dir results -y 'strategies: [no_memory, full_context, recent_window, fact_rag, message_rag]'`
 
 # %% tags=["parameters"]
 config_path = "evals/default.yaml"  # a run config; its strategies are sliced below
 limit = 1  # conversations per dataset; 0 = all of them
 strategies = ["no_memory", "full_context", "recent_window", "message_rag"]  # names in the config, or presets
-bootstrap = 200  # resamples for the confidence intervals
 output_dir = ""  # "" = a temporary folder; "results" keeps the run folder
 
 # %%
@@ -44,7 +43,7 @@ from memlab.analysis.report import plot_recall_vs_tokens
 
 if not Path("evals").is_dir():  # Jupyter and nbval start in notebooks/; config paths are relative to the repository
     os.chdir(Path.cwd().parent)
-config = memlab.notebook_config(config_path, strategies, limit=limit, bootstrap=bootstrap, output_dir=output_dir)
+config = memlab.notebook_config(config_path, strategies, limit=limit, output_dir=output_dir)
 run_dir = memlab.run(config, progress=False)
 res = memlab.load_run(run_dir)
 res.manifest["models"]["roles"]

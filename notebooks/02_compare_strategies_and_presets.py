@@ -24,7 +24,7 @@
 # clustered by user (the conversations of one user share its memory).
 #
 # **Parameters:** the defaults are the small CI run (one conversation, three strategies). Everything:
-# `papermill notebooks/02_compare_strategies_and_presets.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -y 'strategies: [no_memory, full_context, recent_window, fact_rag, message_rag, agent_chat, supervisor, son_of_andrew]'`
+# `papermill notebooks/02_compare_strategies_and_presets.ipynb out.ipynb -p limit 0 -y 'strategies: [no_memory, full_context, recent_window, fact_rag, message_rag, agent_chat, supervisor, son_of_andrew]'`
 # (`agent_memory_pg` runs on Postgres: start it first with `bash scripts/pg.sh start`).
 
 # %% tags=["parameters"]
@@ -33,7 +33,6 @@ limit = 1  # conversations per dataset; 0 = all of them
 strategies = ["full_context", "message_rag", "agent_chat"]  # config strategies or presets
 reference = "full_context"  # every other strategy is compared against this one
 pair = ["message_rag", "agent_chat"]  # one paired comparison shown per category
-bootstrap = 200  # resamples for the confidence intervals
 output_dir = ""  # "" = a temporary folder; "results" keeps the run folder
 
 # %%
@@ -47,7 +46,7 @@ from memlab.analysis.report import category_table, plot_recall_vs_tokens
 
 if not Path("evals").is_dir():  # Jupyter and nbval start in notebooks/; config paths are relative to the repository
     os.chdir(Path.cwd().parent)
-config = memlab.notebook_config(config_path, strategies, limit=limit, bootstrap=bootstrap, output_dir=output_dir)
+config = memlab.notebook_config(config_path, strategies, limit=limit, output_dir=output_dir)
 run_dir = memlab.run(config, progress=False)
 res = memlab.load_run(run_dir)
 res.components()

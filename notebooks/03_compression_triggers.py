@@ -29,14 +29,13 @@
 #
 # **Parameters:** the defaults are the small CI run (one `long_task` user and their threads). The
 # whole axis on every suite of the config:
-# `papermill notebooks/03_compression_triggers.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -p workers 2 -y 'datasets: []' -y 'strategies: [react, never+post_pass, every4+post_pass, tokens1500+post_pass, agent+post_pass]'`
+# `papermill notebooks/03_compression_triggers.ipynb out.ipynb -p limit 0 -p workers 2 -y 'datasets: []' -y 'strategies: [react, never+post_pass, every4+post_pass, tokens1500+post_pass, agent+post_pass]'`
 
 # %% tags=["parameters"]
 config_path = "evals/axes.yaml"
 limit = 1  # users per dataset (all threads of each); 0 = all of them
 datasets = ["datasets/suites/long_task.yaml"]  # [] = the config's datasets
 strategies = ["never+post_pass", "every4+post_pass", "agent+post_pass"]  # add "tokens1500+post_pass", "react", "full_context"
-bootstrap = 200  # resamples for the confidence intervals
 workers = 1  # units played at once
 output_dir = ""  # "" = a temporary folder; "results" keeps the run folder
 
@@ -49,7 +48,7 @@ from memlab.analysis.lifecycle import lifecycle_table
 
 if not Path("evals").is_dir():  # Jupyter and nbval start in notebooks/; config paths are relative to the repository
     os.chdir(Path.cwd().parent)
-config = memlab.notebook_config(config_path, strategies, limit=limit, bootstrap=bootstrap, datasets=datasets,
+config = memlab.notebook_config(config_path, strategies, limit=limit, datasets=datasets,
                                 workers=workers, output_dir=output_dir)
 run_dir = memlab.run(config, progress=False)
 res = memlab.load_run(run_dir)

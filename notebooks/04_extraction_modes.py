@@ -28,7 +28,7 @@
 #
 # **Parameters:** the defaults are the small CI run (one `cross_thread` user and their threads). The
 # whole axis on every suite of the config:
-# `papermill notebooks/04_extraction_modes.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -p workers 2 -y 'datasets: []' -y 'strategies: [react, never+post_pass, never+agent_tool, every4+post_pass, every4+agent_tool, never+post_pass+search]'`
+# `papermill notebooks/04_extraction_modes.ipynb out.ipynb -p limit 0 -p workers 2 -y 'datasets: []' -y 'strategies: [react, never+post_pass, never+agent_tool, every4+post_pass, every4+agent_tool, never+post_pass+search]'`
 
 # %% tags=["parameters"]
 config_path = "evals/axes.yaml"
@@ -36,7 +36,6 @@ limit = 1  # users per dataset (all threads of each); 0 = all of them
 datasets = ["datasets/suites/cross_thread.yaml"]  # [] = the config's datasets
 strategies = ["never+post_pass", "never+agent_tool", "never+post_pass+search"]  # config strategies or presets
 pair = ["never+post_pass", "never+agent_tool"]  # compared paired over the same probes
-bootstrap = 200  # resamples for the confidence intervals
 workers = 1  # units played at once
 output_dir = ""  # "" = a temporary folder; "results" keeps the run folder
 
@@ -49,7 +48,7 @@ from memlab.analysis.lifecycle import lifecycle_table
 
 if not Path("evals").is_dir():  # Jupyter and nbval start in notebooks/; config paths are relative to the repository
     os.chdir(Path.cwd().parent)
-config = memlab.notebook_config(config_path, strategies, limit=limit, bootstrap=bootstrap, datasets=datasets,
+config = memlab.notebook_config(config_path, strategies, limit=limit, datasets=datasets,
                                 workers=workers, output_dir=output_dir)
 run_dir = memlab.run(config, progress=False)
 res = memlab.load_run(run_dir)

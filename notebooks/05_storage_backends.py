@@ -27,14 +27,13 @@
 # script writes). Without a server, the Postgres strategies are left out with a message.
 #
 # **Parameters:** the defaults are the small CI run (one conversation). Everything:
-# `papermill notebooks/05_storage_backends.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -y 'strategies: [fact_rag@in_memory, fact_rag@chroma, fact_rag@postgres, hybrid@in_memory, hybrid@postgres]'`
+# `papermill notebooks/05_storage_backends.ipynb out.ipynb -p limit 0 -y 'strategies: [fact_rag@in_memory, fact_rag@chroma, fact_rag@postgres, hybrid@in_memory, hybrid@postgres]'`
 
 # %% tags=["parameters"]
 config_path = "evals/backends.yaml"
 limit = 1  # conversations per dataset; 0 = all of them
 strategies = ["fact_rag@in_memory", "fact_rag@chroma", "fact_rag@postgres"]  # add "hybrid@in_memory", "hybrid@postgres"
 reference = "fact_rag@in_memory"  # the exact-search reference the others are compared with
-bootstrap = 200  # resamples for the confidence intervals
 output_dir = ""  # "" = a temporary folder; "results" keeps the run folder
 
 # %%
@@ -47,7 +46,7 @@ from memlab.memory.stores.postgres import resolve_dsn
 
 if not Path("evals").is_dir():  # Jupyter and nbval start in notebooks/; config paths are relative to the repository
     os.chdir(Path.cwd().parent)
-config = memlab.notebook_config(config_path, strategies, limit=limit, bootstrap=bootstrap, output_dir=output_dir)
+config = memlab.notebook_config(config_path, strategies, limit=limit, output_dir=output_dir)
 try:
     resolve_dsn()  # the DSN only (never printed: it holds the password)
 except StoreError as exc:

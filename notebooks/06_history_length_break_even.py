@@ -30,7 +30,7 @@
 #
 # **Parameters:** the defaults are the small CI run (one conversation, up to ~6k tokens). The README's
 # sweep (the recall suite at 1.5k / 5k / 15k tokens per conversation, both modes):
-# `papermill notebooks/06_history_length_break_even.ipynb out.ipynb -p limit 0 -p bootstrap 1000 -y 'targets: [35k, 105k]' -y 'strategies: [full_context, recent_window, fact_rag, message_rag, agent_chat]'`
+# `papermill notebooks/06_history_length_break_even.ipynb out.ipynb -p limit 0 -y 'targets: [35k, 105k]' -y 'strategies: [full_context, recent_window, fact_rag, message_rag, agent_chat]'`
 
 # %% tags=["parameters"]
 dataset = "datasets/suites/recall.yaml"  # any dataset memlab reads (native, LoCoMo, LongMemEval)
@@ -40,7 +40,6 @@ strategies = ["full_context", "message_rag", "fact_rag"]  # presets
 modes = ["filler", "informative"]  # how the history is lengthened: chit-chat, or sessions that carry facts
 reference = "full_context"  # the break-even is against this strategy
 cost = "model_tokens_per_conv"  # or "context_tokens_per_probe" (memory tokens injected per question)
-bootstrap = 200  # resamples for the confidence intervals
 scaled_dir = "results/length_sweep"  # scaled copies are written once here and reused
 output_dir = ""  # "" = a temporary folder; "results" keeps the run folder
 
@@ -62,7 +61,7 @@ copies = [c for mode in modes for c in scaled_copies(dataset, [parse_tokens(t) f
 config = memlab.RunConfig(
     name="length-sweep", description=f"{dataset} at {len(targets) + 1} lengths, lengthened by {' and '.join(modes)}",
     datasets=[dataset, *map(str, copies)], strategies=[{"name": s} for s in strategies],
-    limit_conversations=limit or None, bootstrap=bootstrap, output_dir=output_dir or tempfile.mkdtemp(prefix="memlab-nb-"),
+    limit_conversations=limit or None, output_dir=output_dir or tempfile.mkdtemp(prefix="memlab-nb-"),
 )
 run_dir = memlab.run(config, progress=False)
 res = memlab.load_run(run_dir)

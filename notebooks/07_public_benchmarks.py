@@ -28,7 +28,7 @@
 #
 # **Parameters:** the defaults run the first conversation of each file present (a LongMemEval
 # conversation is one question with its ~115k-token haystack in `_s`). All of LoCoMo:
-# `papermill notebooks/07_public_benchmarks.ipynb out.ipynb -p limit 0 -p longmemeval_path '' -p bootstrap 1000 -p output_dir results`
+# `papermill notebooks/07_public_benchmarks.ipynb out.ipynb -p limit 0 -p longmemeval_path '' -p output_dir results`
 
 # %% tags=["parameters"]
 locomo_path = ".memlab/benchmarks/locomo10.json"  # "" = skip LoCoMo
@@ -36,7 +36,6 @@ longmemeval_path = ".memlab/benchmarks/longmemeval_s.json"  # "" = skip LongMemE
 config_path = "evals/default.yaml"  # its strategies are used; its datasets are replaced by the files above
 limit = 1  # conversations per file; 0 = all of them
 strategies = ["no_memory", "full_context", "message_rag"]  # config strategies or presets
-bootstrap = 200  # resamples for the confidence intervals
 output_dir = ""  # "" = a temporary folder; "results" keeps the run folder
 
 # %%
@@ -71,7 +70,7 @@ pd.DataFrame(collect_stats(present)[0]) if present else None
 # %%
 res = None
 if present:
-    config = memlab.notebook_config(config_path, strategies, limit=limit, bootstrap=bootstrap, datasets=present,
+    config = memlab.notebook_config(config_path, strategies, limit=limit, datasets=present,
                                     name="public-benchmarks", output_dir=output_dir)
     res = memlab.load_run(memlab.run(config, progress=False))
 

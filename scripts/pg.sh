@@ -27,4 +27,4 @@ if [[ $# -lt 1 ]]; then
 fi
 cd "$ROOT"
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
-exec "$PY" -m memlab.memory.stores.pgserver "$@"
+exec "$PY" "$ROOT/scripts/pgserver.py" "$@"

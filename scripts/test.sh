@@ -9,6 +9,7 @@ bash scripts/install.sh
 bash scripts/browser.sh   # Debian chromium for the design report's browser test (no-op when present)
 export LITELLM_LOCAL_MODEL_COST_MAP=True RAGAS_DO_NOT_TRACK=true
 bash scripts/pg.sh start
+export MEMLAB_REQUIRE_POSTGRES=1  # the server is up: a test that needs it fails rather than skips (tests/conftest.py)
 status=0
 .venv/bin/python -m pytest -q --nbval-lax tests notebooks "$@" || status=$?
 # The regression gate (docs/gate.md): the small offline eval against its committed baseline.

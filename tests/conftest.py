@@ -1,4 +1,5 @@
-"""Fixtures shared by the model-layer tests."""
+"""Fixtures shared by the tests: the fake OpenAI-compatible server, the call records, and the
+project's PostgreSQL server (the ``postgres`` fixture, which also marks every test that uses it)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,38 @@ import pytest
 
 from memlab.llm import calls
 from tests.support.fake_openai_server import FakeOpenAIServer
+from tests.support.postgres import find_server, required
+
+
+SLOW_DATA = ("long_horizon_s", "long_horizon_m")
+"""Datasets too large for the fast tier: the long-horizon suites (16 users × ~28k tokens, 12 × ~100k)
+take seconds to tens of seconds to read and play, so a test parametrised over one is ``slow``."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that uses the ``postgres`` fixture is marked ``postgres`` (``-m "not postgres"`` leaves
+    it out), however it came to use it; a test parametrised over a :data:`SLOW_DATA` dataset is
+    marked ``slow``. The fast tier is ``pytest -m "not slow and not postgres"``."""
+    for item in items:
+        if "postgres" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgres)
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and any(name in callspec.id for name in SLOW_DATA):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> str:
+    """The DSN of the project's PostgreSQL + pgvector server, checked to answer
+    (:func:`tests.support.postgres.find_server`). Without one the test is skipped with the reason —
+    or fails where a server is required (``MEMLAB_REQUIRE_POSTGRES``, which scripts/test.sh sets, or ``CI``)."""
+    dsn, why = find_server()
+    if dsn is None:
+        message = f"needs the project's PostgreSQL server (scripts/pg.sh start): {why}"
+        if required():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return dsn
 
 
 @pytest.fixture()

@@ -164,6 +164,7 @@ def _record_calls():
     return out, calls.call_sink(out.append)
 
 
+@pytest.mark.slow
 def test_agent_tool_writes_nothing_when_the_agent_calls_no_tool():
     model = ScriptedModel(agent=lambda req: [])
     ops, steps, _ = _play(_strategy({"name": "a", "preset": "react_mem", "extractor": {"type": "agent_tool"}}, model))
@@ -192,8 +193,10 @@ def test_agent_tool_stores_what_the_agent_stores_citing_the_current_turn():
 def test_post_pass_makes_one_extraction_call_per_invocation():
     model = ScriptedModel()
     recorded, sink = _record_calls()
+    strategy = _strategy({"name": "p", "preset": "react_mem"}, model)
+    assert strategy.resolved["extractor"]["type"] == "post_pass"  # react_mem's extraction, the component under test
     with sink:
-        ops, _, _ = _play(_strategy({"name": "p", "preset": "react_mem"}, model))
+        ops, _, _ = _play(strategy)
     extract_calls = [r for r in recorded if r.signature == "ExtractFromTranscript"]
     assert len(extract_calls) == 2, "two invocations (u1.., u2..), one transcript call each"
     facts = {o.text: o.source_turn_ids for o in ops if o.op.value == "ADD" and o.kind != "summary"}
@@ -235,6 +238,7 @@ def test_an_unknown_tool_and_the_step_limit_are_recorded():
 
 # -- the OpenAI-compatible path through the real client ---------------------------------------------
 
+@pytest.mark.slow
 def test_agent_loop_over_the_openai_client_with_scripted_tool_calls():
     from memlab.llm.openai_model import OpenAIChatModel
     from memlab.llm.retry import RetryPolicy

@@ -16,7 +16,7 @@ THREADS = Path(__file__).resolve().parent / "fixtures" / "threads_small.yaml"
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    cfg = validate_config({"name": "ans", "datasets": [str(THREADS)], "bootstrap": 0, "embedding_cache": None,
+    cfg = validate_config({"name": "ans", "datasets": [str(THREADS)], "embedding_cache": None,
                            "output_dir": str(tmp_path_factory.mktemp("ans")), "strategies": [
                                {"name": "inject", "preset": "fact_rag", "short_term": {"type": "none"}},
                                {"name": "search", "preset": "fact_rag", "short_term": {"type": "none"},
@@ -24,6 +24,7 @@ def run(tmp_path_factory):
     return memlab.load_run(memlab.run(cfg, progress=False))
 
 
+@pytest.mark.slow
 def test_search_when_asked_injects_no_long_term_memory_and_records_its_searches(run):
     p = run.probes.set_index(["strategy", "probe_id"])
     injected, searched = p.loc[("inject", "ana-3-p1")], p.loc[("search", "ana-3-p1")]

@@ -11,11 +11,11 @@ from memlab.harness.runner import Runner
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_fact_rag_is_backend_invariant(tmp_path: Path):
+def test_fact_rag_is_backend_invariant(tmp_path: Path, postgres: str):
     backends = ["in_memory", "chroma", "postgres"]
     cfg = RunConfig.model_validate({
         "name": "backends", "datasets": [str(ROOT / "datasets" / "starter.yaml")], "limit_conversations": 2,
-        "output_dir": str(tmp_path), "bootstrap": 100, "embedding_cache": str(tmp_path / "emb.npz"),
+        "output_dir": str(tmp_path), "embedding_cache": str(tmp_path / "emb.npz"),
         "strategies": [{"name": f"fact_rag@{b}", "preset": "fact_rag", "store": {"type": b}} for b in backends],
     })
     res = load_run(Runner(cfg, progress=False).run())

@@ -46,7 +46,7 @@ def _facts_dataset(path: Path, users: int, facts: int) -> Path:
 
 
 def _run(tmp_path: Path, dataset: Path, strategies: list[dict]) -> memlab.analysis.results.RunResults:
-    cfg = validate_config({"name": "cap", "datasets": [str(dataset)], "bootstrap": 0, "embedding_cache": None,
+    cfg = validate_config({"name": "cap", "datasets": [str(dataset)], "embedding_cache": None,
                            "output_dir": str(tmp_path), "strategies": strategies})
     return memlab.load_run(memlab.run(cfg, progress=False))
 
@@ -55,6 +55,7 @@ WHOLE = {"extractor": {"type": "oracle"}, "consolidator": {"type": "append"}, "s
          "retriever": {"type": "recency", "k": 100000}}
 
 
+@pytest.mark.slow
 def test_the_token_cap_keeps_the_newest_memories_within_budget(tmp_path):
     data = _facts_dataset(tmp_path / "facts.yaml", users=1, facts=30)
     cap = 200
@@ -79,6 +80,7 @@ def test_the_token_cap_keeps_the_newest_memories_within_budget(tmp_path):
     assert capped.sort_values("probe_id")["evidence_recall"].iloc[-1] == 1.0  # the newest fact is still there
 
 
+@pytest.mark.slow
 def test_capacity_contrast_is_detected_only_where_histories_exceed_the_bound(tmp_path):
     from memlab.analysis.suite_check import CAPACITY_TOKENS, suite_check
 

@@ -3,6 +3,8 @@ behaviour that defines it (issue 8 item 5). Roles are answered by the offline mo
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +15,7 @@ from memlab.llm.base import make_model
 from memlab.memory.stores.base import make_store
 from memlab.roles.program import MemoryRoles
 from memlab.strategies.composed import ComposedStrategy, resolve_spec
-from memlab.strategies.slots import SLOTS, BuildEnv, load_families
+from memlab.strategies.slots import BuildEnv
 from memlab.strategies.state import Query
 from memlab.harness.units import turn_events
 
@@ -135,25 +137,27 @@ def test_recency_returns_the_newest_memories_whatever_the_question(roles):
     assert sorted(_ids(_context(strat, "Where is Porto?"))) == ["u4", "u5"]
 
 
-def test_every_registered_component_is_exercised_somewhere():
-    """A new component must come with a test: this list is what the tests of this package cover."""
-    load_families()
-    covered = {  # here, in test_agent.py, test_oracle.py, test_lifecycle.py, test_threads.py and the test_presets_*.py files
-        "short_term": {"full_history", "all_threads", "recent_window", "rolling_summary", "summarizing",
-                       "invocation_summaries", "evidence_oracle"},
-        "agent": {"react"},
-        "extractor": {"post_turn", "gated", "verbatim", "post_pass", "agent_tool", "oracle", "noisy_oracle",
-                      "pattern", "summary_entities", "hot_path", "opportunistic"},
-        "consolidator": {"append", "dedup", "reconcile", "entity_merge", "thresholded_merge", "conflict_resolve"},
-        "episodes": {"episodic", "capped"},
-        "lifecycle": {"ttl_fifo"},
-        "retriever": {"vector", "keyword", "recency", "hybrid", "recent_by_type", "entity_graph", "weighted_rerank",
-                      "fact_history"},
-        "timekeeper": {"time_log"},
-        "profile": {"synced_profile"},
-        "answer": {"inject", "tools"},  # test_answering.py
-    }
-    registered = {name: set(slot.registry.names()) for name, slot in SLOTS.items() if name != "store"}
-    missing = {slot: sorted(names - covered.get(slot, set())) for slot, names in registered.items()
-               if names - covered.get(slot, set())}
-    assert not missing, f"components without a behavioural test: {missing}"
+def _test_corpus() -> str:
+    root = Path(__file__).resolve().parent
+    return "\n".join(p.read_text(encoding="utf-8", errors="ignore") for p in sorted(root.rglob("*"))
+                     if p.suffix in (".py", ".yaml", ".json") and p.is_file())
+
+
+def _extension_points() -> list[str]:
+    from memlab.extensions import extension_points
+
+    return sorted(extension_points())
+
+
+@pytest.mark.parametrize("point", _extension_points())
+def test_every_registered_entry_is_named_by_some_test(point):
+    """A new component, trigger, metric, store, strategy type, preset, provider or format must come
+    with a test that uses it: every name of every extension point (memlab.extensions) appears in the
+    tests as a quoted name or a ``type:`` / ``name:`` value. Parametrised over the registries, so a new
+    extension point is guarded without editing this test."""
+    from memlab.extensions import extension_points
+
+    corpus = _test_corpus()
+    missing = [n for n in extension_points()[point].names()
+               if not re.search(rf"""(["']){re.escape(n)}\1|type:\s*{re.escape(n)}\b|\bname:\s*{re.escape(n)}\b""", corpus)]
+    assert not missing, f"{point} entries no test uses: {missing}"

@@ -32,7 +32,7 @@ MINI = PriceBook().get("gpt-4o-mini")
 
 def _config(tmp_path: Path, server: FakeOpenAIServer, **kw: Any) -> RunConfig:
     data: dict[str, Any] = {
-        "name": "budget", "datasets": [SMALL], "output_dir": str(tmp_path / "results"), "bootstrap": 20,
+        "name": "budget", "datasets": [SMALL], "output_dir": str(tmp_path / "results"),
         "embedding_cache": None, "metrics": ["evidence_recall"],
         "model": {"provider": "openai", "model": "gpt-4o-mini", "base_url": server.base_url, "max_attempts": 1,
                   "max_tokens": 64},
@@ -86,6 +86,7 @@ def test_the_ledger_refuses_the_call_that_could_cross_and_stays_stopped(tmp_path
     assert ledger.state()["spent"]["calls"] == 4
 
 
+@pytest.mark.slow
 def test_cached_input_tokens_are_recorded_priced_at_the_cached_rate_and_replayed_free(
         tmp_path: Path, server: FakeOpenAIServer) -> None:
     server.responder = lambda body: {"usage": {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020,

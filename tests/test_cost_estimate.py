@@ -60,7 +60,7 @@ def standin_responder() -> Any:
 def _config(tmp_path: Path, server: FakeOpenAIServer) -> RunConfig:
     endpoint = {"provider": "openai", "model": "gpt-4o-mini", "base_url": server.base_url, "max_attempts": 2}
     return RunConfig.model_validate({
-        "name": "actual", "datasets": [DEV], "output_dir": str(tmp_path / "results"), "bootstrap": 20,
+        "name": "actual", "datasets": [DEV], "output_dir": str(tmp_path / "results"),
         "embedding_cache": None, "model": endpoint, "judge": endpoint,
         "metrics": ["evidence_recall", "answer_correct", "ragas_faithfulness"],
         "strategies": [{"name": "full_context"}, {"name": "fact_rag", "store": {"type": "in_memory"}}]})
@@ -94,12 +94,13 @@ def test_an_estimate_is_within_20_percent_of_the_actual_tokens(tmp_path: Path, s
     assert total["wall_s"] > 0 and total["wall_bound"]
 
 
+@pytest.mark.slow
 def test_an_estimate_from_a_recorded_run_prices_each_model_and_writes_a_csv(tmp_path: Path) -> None:
     """From a recorded (offline) run: one cost column per model, the dearer model costs more, the
     output range is bounded by max_tokens, rate limits bound the wall time, and the CSV is complete."""
     cfg = RunConfig.model_validate({
         "name": "small", "datasets": [str(ROOT / "tests" / "fixtures" / "native_small.yaml")],
-        "output_dir": str(tmp_path / "results"), "bootstrap": 20, "embedding_cache": None,
+        "output_dir": str(tmp_path / "results"), "embedding_cache": None,
         "model": {"provider": "offline", "max_tokens": 100, "rate_limit": {"requests_per_minute": 6}},
         "strategies": [{"name": "full_context"}, {"name": "fact_rag", "store": {"type": "in_memory"}}]})
     run_dir = Runner(cfg, progress=False).run()

@@ -294,6 +294,7 @@ def _generator():
     return mod
 
 
+@pytest.mark.slow
 def test_generator_reproduces_suites_byte_for_byte():
     gen = _generator()
     for name in SUITES:
@@ -342,6 +343,7 @@ def test_scale_filler_never_mentions_answers(starter):
                 assert not any(pat.search(_norm(t.text)) for t in s.turns)
 
 
+@pytest.mark.slow
 def test_scale_to_a_million_tokens(starter):
     from memlab.datasets.scale import scale_dataset
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memlab.embeddings import CachedEmbedder, MiniLMEmbedder, shared_embedder
 
@@ -100,6 +101,7 @@ def test_two_caches_saving_one_file_keep_each_others_vectors(tmp_path):
     assert not list(tmp_path.glob("*.tmp.npz"))
 
 
+@pytest.mark.slow
 def test_a_texts_vector_does_not_depend_on_its_batch_companions():
     """Issue 12 (determinism): serial, parallel and Ray runs, and warm or cold caches, embed a text
     together with different other texts; its vector must be the same bit for bit, or retrieval
@@ -121,6 +123,7 @@ def test_length_batches_group_equal_lengths_shortest_first():
     assert sorted(i for b in batches for i in b) == list(range(6))
 
 
+@pytest.mark.slow
 def test_onnxruntime_pass_matches_the_reference_and_is_batch_invariant():
     """Issue 12: the onnxruntime embedder (graph built from the shipped weights) must give the
     reference vectors, agree with the numpy pass, and — like it — not depend on batch companions."""

@@ -22,7 +22,7 @@ THREADS = FIXTURES / "threads_small.yaml"
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> memlab.analysis.results.RunResults:
-    cfg = validate_config({"name": "ages", "datasets": [str(THREADS)], "bootstrap": 0, "embedding_cache": None,
+    cfg = validate_config({"name": "ages", "datasets": [str(THREADS)], "embedding_cache": None,
                            "output_dir": str(tmp_path_factory.mktemp("ages")),
                            "strategies": [{"name": "full_context"}, {"name": "all_threads"}]})
     return memlab.load_run(memlab.run(cfg, progress=False))
@@ -89,6 +89,7 @@ def test_token_bins_are_fourfold_and_cover_every_age():
         bins("days")
 
 
+@pytest.mark.slow
 def test_the_report_writes_the_table_csv_and_plot_and_the_design_report_has_the_section(run, tmp_path):
     from memlab.analysis.html_report import build_report
     from memlab.analysis.report import write_report

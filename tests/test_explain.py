@@ -58,7 +58,7 @@ def test_a_run_explains_its_misses_as_a_table_and_on_the_command_line(tmp_path, 
     from memlab.harness.config import validate_config
 
     threads = Path(__file__).resolve().parent / "fixtures" / "threads_small.yaml"
-    cfg = validate_config({"name": "why", "datasets": [str(threads)], "bootstrap": 0, "embedding_cache": None,
+    cfg = validate_config({"name": "why", "datasets": [str(threads)], "embedding_cache": None,
                            "output_dir": str(tmp_path), "strategies": [{"name": "window", "short_term": {"type": "recent_window", "n": 2}},
                                                                   {"name": "oracle"}]})
     run_dir = memlab.run(cfg, progress=False)

@@ -74,7 +74,7 @@ def plugin(tmp_path):
 
 
 def _config(tmp_path: Path, strategies: list[dict], **extra) -> dict:
-    return {"name": "ext", "datasets": [DATASET], "strategies": strategies, "bootstrap": 0, "embedding_cache": None,
+    return {"name": "ext", "datasets": [DATASET], "strategies": strategies, "embedding_cache": None,
             "output_dir": str(tmp_path / "results"), **extra}
 
 
@@ -218,6 +218,7 @@ def no_outside_connections(monkeypatch):
     return attempts
 
 
+@pytest.mark.slow
 def test_mem0_raw_mode_runs_offline_with_provenance_and_one_embedder(tmp_path, no_outside_connections):
     cfg = validate_config(_config(tmp_path, [{"name": "mem0", "type": "mem0", "infer": False, "window": 2, "k": 4}]))
     run = Runner(cfg, progress=False).run()

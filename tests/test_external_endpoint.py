@@ -57,7 +57,7 @@ def _write_config(tmp_path: Path, server: FakeOpenAIServer, strategy: dict, mode
                "max_attempts": 2, "retry_base_delay_s": 0, "timeout_s": 5,
                "cache": {"mode": mode, "path": str(tmp_path / "cache.jsonl")}, **model}
     cfg = {"name": name, "datasets": [DATASET], "strategies": [strategy], "models": {"extract": extract},
-           "bootstrap": 0, "embedding_cache": None, "output_dir": str(tmp_path / "results")}
+           "embedding_cache": None, "output_dir": str(tmp_path / "results")}
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return path
@@ -91,6 +91,7 @@ def _no_secret(*paths: Path) -> None:
                 assert SECRET.encode() not in f.read_bytes(), f"the API key reached {f}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["mem0", "langmem"])
 def test_library_calls_are_recorded_and_replay_strict_repeats_them(tmp_path, monkeypatch, kind, capsys):
     monkeypatch.setenv(KEY_ENV, SECRET)

@@ -90,6 +90,7 @@ def _eval_vocabulary() -> set[str]:
     return {t for t in terms if len(t) >= 4}
 
 
+@pytest.mark.slow
 def test_the_offline_model_carries_no_evaluation_vocabulary_and_reads_no_dataset():
     vocabulary = _eval_vocabulary()
     assert len(vocabulary) > 500  # the check has something to find
@@ -106,6 +107,7 @@ def test_the_offline_model_carries_no_evaluation_vocabulary_and_reads_no_dataset
     assert not found, f"evaluation vocabulary in the offline model's code: {found}"
 
 
+@pytest.mark.slow
 def test_the_vocabulary_check_would_catch_a_planted_term(tmp_path):
     """The check above is not vacuous: a rule keyed on an evaluation value is found."""
     planted = tmp_path / "rule.py"

@@ -57,7 +57,7 @@ def make_dataset(path: Path, conversations: int = 8, gold_twist: str = "") -> Pa
 def write_config(tmp: Path, dataset: Path, name: str, retriever: dict | None = None, gate: dict | None = None) -> Path:
     strategy = {"name": "message_rag", **({"retriever": retriever} if retriever else {})}
     cfg = {"name": name, "datasets": [str(dataset)], "model": {"provider": "offline"},
-           "strategies": [{"name": "full_context"}, strategy], "bootstrap": 200,
+           "strategies": [{"name": "full_context"}, strategy],
            "output_dir": str(tmp / "results"), "embedding_cache": str(tmp / "emb.npz"), **({"gate": gate} if gate else {})}
     path = tmp / f"{name}.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))

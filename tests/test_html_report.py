@@ -65,7 +65,7 @@ def _run(tmp: Path, name: str, strategies: list[dict]) -> Path:
         data_path.write_text(yaml.safe_dump(DATASET, sort_keys=False), encoding="utf-8")
     cfg = RunConfig.model_validate({
         "name": name, "description": f"Question of {name}: which memory keeps Lea's facts?",
-        "datasets": [str(data_path)], "output_dir": str(tmp / "results"), "bootstrap": 50,
+        "datasets": [str(data_path)], "output_dir": str(tmp / "results"),
         "embedding_cache": str(tmp / "emb.npz"), "strategies": strategies})
     return Runner(cfg, progress=False).run()
 

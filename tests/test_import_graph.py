@@ -131,18 +131,13 @@ def test_the_two_pipelines_do_not_reach_into_strategies_or_models_from_analysis(
     assert not bad, f"the scoring side reaches {bad}"
 
 
-def test_an_old_module_path_still_imports_with_a_warning_that_says_where_it_moved():
+def test_the_flat_layout_paths_are_gone():
+    """The 0.1 paths (``memlab.results``, ``memlab.config``, ...) were kept for one release by an import hook;
+    the hook is gone (CHANGELOG), so an old path fails like any missing module instead of aliasing a new one."""
     import importlib
     import sys
-    import warnings
 
-    import memlab.analysis.results as new
-
-    sys.modules.pop("memlab.results", None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        old = importlib.import_module("memlab.results")
-    assert old is new and old.load_run is new.load_run
-    assert any(issubclass(w.category, DeprecationWarning) and "memlab.analysis.results" in str(w.message) for w in caught)
-    with pytest.raises(ModuleNotFoundError):
-        importlib.import_module("memlab.no_such_module")
+    for old in ("memlab.results", "memlab.config", "memlab.embeddings_onnx"):
+        sys.modules.pop(old, None)
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(old)

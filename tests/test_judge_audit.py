@@ -38,7 +38,7 @@ def lenient_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small run judged by the offline judge under the lenient prompt."""
     tmp = tmp_path_factory.mktemp("judged")
     cfg = RunConfig.model_validate({
-        "name": "judged", "datasets": [SMALL], "output_dir": str(tmp / "results"), "bootstrap": 50,
+        "name": "judged", "datasets": [SMALL], "output_dir": str(tmp / "results"),
         "embedding_cache": str(tmp / "emb.npz"), "strategies": [{"name": "full_context"}, {"name": "no_memory"}],
         "judge": {"provider": "offline"}, "judge_prompt": "lenient"})
     return Runner(cfg, progress=False).run()
@@ -140,6 +140,7 @@ def test_plants_are_built_from_the_probes_with_known_verdicts() -> None:
 
 # -- rejudge --------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_rejudge_changes_only_the_judge_fields_and_recomputes_answer_correct(
         lenient_run: Path, tmp_path: Path, server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     server.responder = lambda body: _verdict(False)  # a judge that rejects everything
@@ -168,6 +169,7 @@ def test_rejudge_changes_only_the_judge_fields_and_recomputes_answer_correct(
     assert KEY not in "".join(p.read_text() for p in out.glob("*.json*"))
 
 
+@pytest.mark.slow
 def test_rejudge_cli_with_the_offline_judge_and_the_strict_prompt(lenient_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "strict"
     assert main(["rejudge", str(lenient_run), "--offline-judge", "--prompt", "strict", "--out", str(out)]) == 0

@@ -24,7 +24,7 @@ def _run(tmp_path):
     path = tmp_path / "life.json"
     path.write_text(json.dumps(ds))
     cfg = RunConfig.model_validate({
-        "name": "life", "datasets": [str(path)], "output_dir": str(tmp_path / "r"), "bootstrap": 0, "embedding_cache": None,
+        "name": "life", "datasets": [str(path)], "output_dir": str(tmp_path / "r"), "embedding_cache": None,
         "strategies": [{"name": "no_memory"}, {"name": "message_rag"},
                        {"name": "every2", "short_term": {"type": "summarizing", "trigger": {"type": "every_n_steps", "n": 2},
                                                          "keep_recent": 0}}]})

@@ -10,6 +10,7 @@ import random
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
+import pytest
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.stores.base import matches, newest_first, top_k
@@ -72,6 +73,7 @@ def _key(hits):
     return [(h.item.model_dump_json(), h.score) if isinstance(h, ScoredItem) else h.model_dump_json() for h in hits]
 
 
+@pytest.mark.slow
 def test_in_memory_store_gives_the_former_results_bit_for_bit():
     """Random adds, updates (kind and validity changes, new vectors), deletes (enough to compact the
     matrix) and reads: every search, listing and score equals the reference's, ties included."""
@@ -190,18 +192,13 @@ def test_entity_fit_drops_the_weakest_relationships_first():
     assert fit(nodes, size, 10_000) is nodes
 
 
+@pytest.mark.slow
 def test_agent_chats_update_reply_fits_its_budget_on_a_long_conversation():
     """With the preset's reply budget (seed 002's 2,000 tokens) every SummarizeWithEntities reply
     of a 250-turn conversation fits it; without one, replies grow with the conversation."""
-    import sys
-    from pathlib import Path
-
+    from benchmarks import locomo_like
     from memlab.datasets.locomo import convert
     from memlab.llm import calls
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    import locomo_like
-
     from tests.support.hash_embedder import HashEmbedder
 
     conv = convert(locomo_like.generate(conversations=1, sessions=12, probes=0, seed=4), "x.json")[0]

@@ -5,14 +5,9 @@ every session)."""
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-import locomo_like  # noqa: E402
+from benchmarks import locomo_like
 
 
 def test_same_arguments_give_the_same_file_and_another_seed_another(tmp_path):

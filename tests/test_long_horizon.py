@@ -40,6 +40,7 @@ def _users(ds) -> dict[str, list]:
     return out
 
 
+@pytest.mark.slow
 def test_the_shipped_small_suite_is_what_the_generator_writes(tmp_path):
     """Byte for byte: the file and its card, regenerated from the seed."""
     assert generate_suites.main(["--only", "long_horizon_s", "--out", str(tmp_path)]) == 0
@@ -47,6 +48,7 @@ def test_the_shipped_small_suite_is_what_the_generator_writes(tmp_path):
         assert (tmp_path / name).read_bytes() == (SUITES / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_a_slice_of_users_is_the_same_users_as_the_whole_suite(medium):
     """Each user has its own seeded generator: the first two users alone are the suite's first two users (how
     the large size is checked on a slice, and how L is the same bytes every time)."""
@@ -59,6 +61,7 @@ def test_a_slice_of_users_is_the_same_users_as_the_whole_suite(medium):
     assert [t["text"] for t in first] == [t.text for t in shipped[0].sessions[0].turns]
 
 
+@pytest.mark.slow
 def test_sizes_are_real_lengths(small, medium):
     s, m = dataset_stats(small), dataset_stats(medium)
     assert s["namespaces"] >= 12 and m["namespaces"] >= 12
@@ -73,6 +76,7 @@ def test_sizes_are_real_lengths(small, medium):
             assert span.days >= 90, convs[0].ns
 
 
+@pytest.mark.slow
 def test_density_of_real_chat(medium):
     """Hundreds of distinct names per user, values that change several times, chains across threads, others'
     news that shares words with the user's own facts, assistant and tool turns that hold answers."""
@@ -96,6 +100,7 @@ def test_density_of_real_chat(medium):
         assert any("my " in t.text.lower() and " adopted " in t.text for t in text if t.role == "user"), ns  # others' pets
 
 
+@pytest.mark.slow
 def test_probes_are_spread_through_time_with_old_evidence(medium):
     for ns, convs in _users(medium).items():
         asked_in = [k for k, c in enumerate(convs) if c.probes]

@@ -108,7 +108,7 @@ def test_a_run_folder_never_contains_the_secrets(tmp_path, monkeypatch):
         server.fail_with = {"status": 401, "message": f"Incorrect API key provided: {KEY} (url {_url(server)})"}
         cache = tmp_path / "cache.jsonl"
         cfg = RunConfig.model_validate({
-            "name": "secrets", "datasets": [str(starter)], "output_dir": str(tmp_path / "results"), "bootstrap": 50,
+            "name": "secrets", "datasets": [str(starter)], "output_dir": str(tmp_path / "results"),
             "embedding_cache": str(tmp_path / "emb.npz"), "limit_conversations": 1,
             "strategies": [{"name": "recent_window"}],
             "model": _spec(server, cache).model_dump(),

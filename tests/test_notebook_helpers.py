@@ -27,13 +27,13 @@ def test_with_strategies_keeps_the_configs_definitions_in_the_asked_order():
 
 
 def test_notebook_config_reads_a_parameters_cell_as_every_notebook_does(tmp_path):
-    small = notebook_config(ROOT / "evals" / "axes.yaml", ["full_context"], limit=1, bootstrap=200,
+    small = notebook_config(ROOT / "evals" / "axes.yaml", ["full_context"], limit=1,
                             datasets=["datasets/starter.yaml"], workers=2)
     assert [s.name for s in small.strategies] == ["full_context"]
-    assert (small.limit_conversations, small.bootstrap, small.datasets) == (1, 200, ["datasets/starter.yaml"])
+    assert (small.limit_conversations, small.datasets) == (1, ["datasets/starter.yaml"])
     assert small.executor.workers == 2
     assert Path(small.output_dir).is_dir() and Path(small.output_dir).name.startswith("memlab-nb-")
-    full = notebook_config(ROOT / "evals" / "axes.yaml", ["full_context"], limit=0, bootstrap=1000, datasets=[],
+    full = notebook_config(ROOT / "evals" / "axes.yaml", ["full_context"], limit=0, datasets=[],
                            output_dir=str(tmp_path), name="big")
     config = load_config(ROOT / "evals" / "axes.yaml")
     assert full.limit_conversations is None and full.datasets == config.datasets  # 0 and [] mean "the config's"

@@ -142,6 +142,7 @@ class _CountingSimilarity(Similarity):
         return super().embed(texts)
 
 
+@pytest.mark.slow
 def test_answer_finds_a_paraphrase_in_a_long_history_and_embeds_each_line_once(sim: Similarity) -> None:
     """Every line is a candidate (a lexical shortlist dropped this evidence from 400 lines that share
     the user's name with the question); the shared cache embeds each distinct line once."""

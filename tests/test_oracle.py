@@ -79,10 +79,11 @@ def test_the_oracle_bound_injects_exactly_the_evidence_turns(tmp_path):
 
     path = tmp_path / "d.json"
     path.write_text(json.dumps(_dataset().model_dump(mode="json", exclude_defaults=True)))
-    cfg = RunConfig.model_validate({"name": "o", "datasets": [str(path)], "output_dir": str(tmp_path / "r"), "bootstrap": 0,
+    cfg = RunConfig.model_validate({"name": "o", "datasets": [str(path)], "output_dir": str(tmp_path / "r"),
                                     "embedding_cache": None, "strategies": [{"name": "oracle"}, {"name": "full_context"}]})
     res = load_run(Runner(cfg, progress=False).run())
     probes = res.probes.set_index("strategy")
+    assert res.manifest["strategies_resolved"]["oracle"]["short_term"]["type"] == "evidence_oracle"  # the component under test
     assert probes.loc["oracle", "context_source_turn_ids"] == ["u-ev"]
     assert "blue pot" in probes.loc["oracle", "context"]
     assert probes.loc["oracle", "context_tokens"] < probes.loc["full_context", "context_tokens"] / 20

@@ -65,7 +65,7 @@ def _dataset(tmp_path: Path, n: int = 6) -> Path:
 
 
 def _config(tmp_path: Path, dataset: Path, executor: dict, **kw) -> RunConfig:
-    data = {"name": "par", "datasets": [str(dataset)], "output_dir": str(tmp_path / "results"), "bootstrap": 50,
+    data = {"name": "par", "datasets": [str(dataset)], "output_dir": str(tmp_path / "results"),
             "embedding_cache": None, "strategies": STRATEGIES, "executor": executor}
     data.update(kw)
     return RunConfig.model_validate(data)
@@ -270,7 +270,7 @@ def test_auto_picks_serial_processes_or_threads():
     assert kind({}) == "serial"
     assert kind({"workers": 3}) == "processes"  # the offline model is CPU-bound
     assert kind({"workers": 3}, model=endpoint) == "threads"
-    assert kind({"workers": 3}, model=endpoint, models={"extract": {"provider": "heuristic"}}) == "processes"
+    assert kind({"workers": 3}, model=endpoint, models={"extract": {"provider": "offline"}}) == "processes"
     assert kind({"type": "ray", "ray_address": "auto"}) == "ray"
 
 

@@ -17,19 +17,12 @@ views, not copies).
 from __future__ import annotations
 
 import copy
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-import locomo_like  # noqa: E402
-import per_turn  # noqa: E402
-
-from memlab.strategies.composed import PRESETS  # noqa: E402
-from tests.support.hash_embedder import HashEmbedder  # noqa: E402
+from benchmarks import locomo_like, per_turn
+from memlab.strategies.composed import PRESETS
+from tests.support.hash_embedder import HashEmbedder
 
 EARLY, LATE = (0, 500), (1500, 2000)
 WORK_FACTOR = 2.0
@@ -86,9 +79,11 @@ def conversation():
 
 
 @pytest.mark.slow
-@pytest.mark.postgres  # agent_memory_pg runs on its default store, the project's PostgreSQL
-@pytest.mark.parametrize("preset", PRESETS.names())
-def test_cost_per_turn_does_not_grow_with_the_conversation(preset, conversation):
+@pytest.mark.parametrize("preset", [  # agent_memory_pg runs on its default store, the project's PostgreSQL
+    pytest.param(p, marks=pytest.mark.postgres) if p == "agent_memory_pg" else p for p in PRESETS.names()])
+def test_cost_per_turn_does_not_grow_with_the_conversation(preset, conversation, request):
+    if preset == "agent_memory_pg":
+        request.getfixturevalue("postgres")
     guards: list[_ViewGuard] = []
 
     def guard(store):

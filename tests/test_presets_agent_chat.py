@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from memlab.llm import calls
 from memlab.memory.item import Op
-from memlab.strategies.composed import resolve_spec
 from memlab.strategies.extractor.summary_entities import entity_id
 from memlab.strategies.state import Query
 from tests.presets_support import at, build, conversation, play
@@ -17,13 +16,6 @@ PAIRS = ["My sister Anna lives in Lisbon.", "Anna works at Siemens.", "We talked
 
 def _chat(texts: list[str]) -> list[tuple[str, str]]:
     return [m for text in texts for m in (("user", text), ("assistant", "I see."))]
-
-
-def test_preset_defaults_follow_the_document():
-    r = resolve_spec({"name": "agent_chat"})
-    assert r["short_term"] == {"type": "recent_window", "n": 10}
-    assert r["extractor"]["type"] == "summary_entities" and r["extractor"]["every"] == 5
-    assert r["consolidator"]["type"] == "entity_merge" and r["retriever"]["type"] == "entity_graph"
 
 
 def test_first_summary_comes_exactly_after_five_message_pairs():
@@ -47,6 +39,7 @@ def test_first_summary_comes_exactly_after_five_message_pairs():
 
 def test_entity_graph_is_merged_by_id_and_keeps_typed_nodes_with_weighted_relationships():
     s = build({"name": "agent_chat"})
+    assert (s.resolved["consolidator"]["type"], s.resolved["retriever"]["type"]) == ("entity_merge", "entity_graph")
     ops = play(s, conversation([("2024-01-01T09:00:00", _chat(PAIRS))]))
     anna_ops = [o for o in ops if o.item_id == entity_id("anna")]
     assert [o.op for o in anna_ops] == [Op.ADD, Op.UPDATE], "the second update merges into the same node"

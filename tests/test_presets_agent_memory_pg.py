@@ -16,14 +16,18 @@ def _chat(pairs: list[str]) -> list[tuple[str, str]]:
     return [m for text in pairs for m in (("user", text), ("assistant", "Noted."))]
 
 
-def test_preset_defaults_follow_the_document():
-    r = resolve_spec({"name": "agent_memory_pg"})
-    assert r["extractor"]["type"] == "pattern" and r["extractor"]["every"] == 10
-    assert r["short_term"] == {"type": "recent_window", "n": 40}
-    assert r["retriever"]["type"] == "recent_by_type" and r["retriever"]["k"] == 20
-    assert r["lifecycle"]["max_items"] == 1000
-    assert r["store"]["type"] == "postgres"
-    assert (r["extractor"]["summary"], r["extractor"]["summary_after"]) == ("excerpt", 5)
+def test_the_defaults_inject_the_newest_20_memories_and_the_last_40_messages():
+    """The seed's "last-20 injection" and 40-message window, by what reaches the prompt (its every-10
+    extraction, excerpt summaries, cap and Postgres store are the tests below)."""
+    s = build({"name": "a", "preset": "agent_memory_pg", "store": {"type": "in_memory"}})
+    assert s.resolved["retriever"]["type"] == "recent_by_type"
+    statements = [f"I work at Company{i:02d}." for i in range(30)]
+    ops = play(s, conversation([("2024-01-01T09:00:00", _chat(statements))]))
+    assert sum(o.op is Op.ADD for o in ops) > 20, "more memories than are injected"
+    ctx = s.context(_query("anything", "2024-01-02T09:00:00"))
+    assert len(_memory_text(ctx).splitlines()) == 20
+    recent = next(sec for sec in ctx.sections if sec.title == "Recent messages")
+    assert len(recent.lines) == 40 and recent.lines[0].text.endswith("user: I work at Company10.")
 
 
 PASS = ["My name is Alice and I prefer dark mode. Also hi.", "It rains.", "Hello.", "Fine.", "I work at Acme."]
@@ -149,7 +153,7 @@ def test_bad_pattern_is_named_in_the_error():
         resolve_spec({"name": "a", "preset": "agent_memory_pg", "extractor": {"patterns": {"fact": ["(unclosed"]}}})
 
 
-def test_runs_on_the_projects_postgres_by_default():
+def test_runs_on_the_projects_postgres_by_default(postgres):
     s = build({"name": "agent_memory_pg"})
     try:
         assert s.store.name == "postgres"

@@ -18,25 +18,29 @@ DATA = conversation([(f"2024-01-{d:02d}T09:00:00", [m for t in TEXTS[i:i + 3] fo
                      for d, i in ((1, 0), (3, 3), (6, 6), (9, 9), (12, 12))])
 
 
+def _play_on(preset: str, store: dict) -> tuple[list, list]:
+    """The preset's memory operations over DATA and the context it gives one question, on ``store``."""
+    extra = {"extractor": {"type": "pattern", "every": 4}} if preset == "agent_memory_pg" else {}
+    s = build({"name": f"{preset}-{store['type']}", "preset": preset, "store": store, **extra})
+    try:
+        ops = play(s, DATA, namespace=f"presets-test/{preset}")
+        ctx = s.context(Query("Where does Anna live and which seats do I prefer?", at("2024-01-10T09:00:00"), s.env.embedder))
+        return ([(o.op, o.item_id, o.kind, o.text, o.reason) for o in ops],
+                [(ln.text, tuple(ln.source_turn_ids)) for ln in ctx.lines])
+    finally:
+        s.store.reset(s.state.namespace)
+        s.close()
+
+
+@pytest.mark.parametrize("backend", ["chroma", pytest.param("postgres", marks=pytest.mark.postgres)])
 @pytest.mark.parametrize("preset", ["supervisor", "agent_chat", "agent_memory_pg", "son_of_andrew"])
-def test_preset_makes_the_same_memory_operations_on_every_backend(preset: str, tmp_path: Path):
-    runs = {}
-    for backend, store in (("in_memory", {"type": "in_memory"}), ("chroma", {"type": "chroma", "path": str(tmp_path / "chroma")}),
-                           ("postgres", {"type": "postgres", "table": "presets_backend_test"})):
-        extra = {"extractor": {"type": "pattern", "every": 4}} if preset == "agent_memory_pg" else {}
-        s = build({"name": f"{preset}-{backend}", "preset": preset, "store": store, **extra})
-        ns = f"presets-test/{preset}"
-        try:
-            ops = play(s, DATA, namespace=ns)
-            ctx = s.context(Query("Where does Anna live and which seats do I prefer?", at("2024-01-10T09:00:00"),
-                                  s.env.embedder))
-            runs[backend] = ([(o.op, o.item_id, o.kind, o.text, o.reason) for o in ops],
-                             [(ln.text, tuple(ln.source_turn_ids)) for ln in ctx.lines])
-        finally:
-            s.store.reset(s.state.namespace)
-            s.close()
-    ref_ops, ref_ctx = runs["in_memory"]
+def test_preset_makes_the_same_memory_operations_on_every_backend(preset: str, backend: str, tmp_path: Path, request):
+    if backend == "postgres":
+        request.getfixturevalue("postgres")
+    stores = {"chroma": {"type": "chroma", "path": str(tmp_path / "chroma")},
+              "postgres": {"type": "postgres", "table": "presets_backend_test"}}
+    ref_ops, ref_ctx = _play_on(preset, {"type": "in_memory"})
     assert len([o for o in ref_ops if o[0].value != "NOOP"]) >= 3, "the conversation exercises the write path"
-    for backend in ("chroma", "postgres"):
-        assert runs[backend][0] == ref_ops, f"{backend} diverged from the in-memory reference"
-        assert runs[backend][1] == ref_ctx
+    ops, ctx = _play_on(preset, stores[backend])
+    assert ops == ref_ops, f"{backend} diverged from the in-memory reference"
+    assert ctx == ref_ctx

@@ -3,10 +3,11 @@ type, resolution by confidence, fact history (valid_from / invalid_at) and as-of
 
 from __future__ import annotations
 
+import pytest
+
 from memlab.memory.item import Op
-from memlab.strategies.composed import resolve_spec
 from memlab.strategies.consolidator.conflict_resolve import conflict_type
-from memlab.strategies.state import Query
+from memlab.strategies.state import Candidate, Query
 from tests.presets_support import at, build, conversation, play
 
 
@@ -14,11 +15,22 @@ def _chat(ts: str, texts: list[str]):
     return (ts, [m for t in texts for m in (("user", t), ("assistant", "Noted."))])
 
 
-def test_preset_defaults_follow_the_document():
-    r = resolve_spec({"name": "son_of_andrew"})
-    assert r["extractor"]["type"] == "opportunistic" and "names" in r["extractor"]["patterns"]
-    assert r["consolidator"]["type"] == "conflict_resolve" and r["consolidator"]["similarity_threshold"] == 0.5
-    assert r["retriever"]["type"] == "fact_history"
+@pytest.mark.parametrize("cos, superseded", [(0.55, True), (0.45, False)])
+def test_only_stored_facts_at_least_half_as_similar_are_checked_for_a_conflict(cos, superseded):
+    """The preset's similarity threshold (the seed's 0.5), by what it does on either side."""
+    from tests.presets_support import TableEmbedder
+
+    old, new = "Sarah is my design partner.", "Sarah is not my design partner."
+    s = build({"name": "son_of_andrew"}, embedder=TableEmbedder({old: 1.0, new: cos}))
+    s.begin_unit("test/c1")
+    s.begin_conversation("c1")
+    for when, text, turn in (("2024-01-01T09:00:00", old, "t1"), ("2024-02-01T09:00:00", new, "t2")):
+        s.state.now = at(when)
+        s.state.candidates = [Candidate(text, "fact", [turn], metadata={"confidence": "high"})]
+        s.component("consolidator").flush(s.state)
+    ops = s.state.take().ops
+    assert (Op.INVALIDATE in [o.op for o in ops]) is superseded
+    assert {it.text: it.valid for it in s.store.list(s.state.namespace)}[old] is not superseded
 
 
 def test_conflict_classes_follow_the_documents_examples():
@@ -30,6 +42,8 @@ def test_conflict_classes_follow_the_documents_examples():
 
 def test_negation_conflict_updates_the_fact_keeps_history_and_stops_retrieving_the_old_value():
     s = build({"name": "son_of_andrew"})
+    assert [s.resolved[slot]["type"] for slot in ("extractor", "consolidator", "retriever")] == [
+        "opportunistic", "conflict_resolve", "fact_history"]  # the components under test
     ops = play(s, conversation([_chat("2024-01-01T09:00:00", ["Sarah is my design partner."]),
                                 _chat("2024-02-01T09:00:00", ["Sarah is not my design partner."])]))
     facts = [o for o in ops if o.kind == "fact"]

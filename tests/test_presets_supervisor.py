@@ -40,12 +40,18 @@ def _texts(s) -> list[str]:
     return [it.text for it in s.store.list("test/c1", include_invalid=False)]
 
 
-def test_preset_defaults_follow_the_document():
-    r = resolve_spec({"name": "supervisor"})
-    c = r["consolidator"]
-    assert (c["type"], c["top_k"], c["check_low"], c["auto_update"], c["mode"]) == ("thresholded_merge", 5, 0.60, 0.85, "recreate")
-    assert r["extractor"] == {"type": "hot_path", "window": 3}
-    assert r["retriever"]["type"] == "weighted_rerank"
+@pytest.mark.parametrize("cos, asked", [(0.86, []), (0.84, ["SameFact"]), (0.61, ["SameFact"]), (0.59, [])])
+def test_the_preset_thresholds_decide_merge_check_or_create_at_the_documents_edges(cos, asked):
+    """The preset's own thresholds (the seed's 0.85 auto-update and 0.60 same-fact check), by what they
+    do on either side of each edge: above 0.85 merge unasked, from 0.60 ask, below it create."""
+    new = "Maria lives in Lisbon now."
+    s = _strategy({new: cos})
+    ops, called = _write(s, Candidate(new, "fact", ["t5"], importance=0.9))
+    assert [c for c in called if c == "SameFact"] == asked
+    if cos >= 0.85:
+        assert ops[0].reason.startswith(f"auto-update: cos={cos:.3f} ≥ 0.85")
+    if cos < 0.60:
+        assert [o.op for o in ops] == [Op.ADD] and len(_texts(s)) == 2, "below the check: a new memory"
 
 
 def test_merges_a_near_duplicate_above_auto_update_without_the_check():
@@ -111,6 +117,7 @@ def test_thresholds_out_of_order_are_rejected():
 
 def test_hot_path_gate_sees_the_last_user_turns_and_skips_the_do_not_create_cases():
     s = build({"name": "supervisor"})
+    assert s.resolved["extractor"] == {"type": "hot_path", "window": 3}  # the seed's gate, its last 3 user turns
     seen: list[list[str]] = []
     real = s.env.roles.classify_memory
 

@@ -85,7 +85,7 @@ def test_which_probes_the_ragas_metrics_apply_to() -> None:
 
 
 def _config(tmp_path: Path, **kw: Any) -> RunConfig:
-    data = {"name": "ragas", "datasets": [SMALL], "output_dir": str(tmp_path / "results"), "bootstrap": 50,
+    data = {"name": "ragas", "datasets": [SMALL], "output_dir": str(tmp_path / "results"),
             "embedding_cache": None, "strategies": [{"name": "no_memory"}, {"name": "full_context"}]}
     data.update(kw)
     return RunConfig.model_validate(data)
@@ -126,7 +126,7 @@ def test_memlab_runs_without_ragas_and_says_so_only_when_a_ragas_metric_is_asked
         "from memlab.harness.config import RunConfig\n"
         "from memlab.harness.runner import Runner\n"
         "from memlab.analysis.results import load_run\n"
-        f"base = {{'name': 'noragas', 'datasets': [{SMALL!r}], 'output_dir': {str(tmp_path)!r}, 'bootstrap': 20,\n"
+        f"base = {{'name': 'noragas', 'datasets': [{SMALL!r}], 'output_dir': {str(tmp_path)!r},\n"
         "        'embedding_cache': None, 'strategies': [{'name': 'full_context'}]}\n"
         "res = load_run(Runner(RunConfig.model_validate(base), progress=False).run())\n"
         "s = res.summary()\n"
@@ -144,6 +144,7 @@ def test_memlab_runs_without_ragas_and_says_so_only_when_a_ragas_metric_is_asked
     assert "metrics[1]" in refused and "ragas_rouge" in refused and "pip install 'memlab[ragas]'" in refused
 
 
+@pytest.mark.slow
 def test_non_llm_scoring_makes_no_network_connection() -> None:
     code = (
         "import socket\n"

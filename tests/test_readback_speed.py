@@ -161,7 +161,7 @@ def test_tables_are_the_same_however_often_and_in_whatever_order_they_are_asked(
     from memlab.harness.runner import Runner
 
     cfg = RunConfig.model_validate({
-        "name": "t", "datasets": [str(ROOT / "datasets" / "starter.yaml")], "output_dir": str(tmp_path), "bootstrap": 100,
+        "name": "t", "datasets": [str(ROOT / "datasets" / "starter.yaml")], "output_dir": str(tmp_path),
         "embedding_cache": str(tmp_path / "emb.npz"), "strategies": [{"name": "no_memory"}, {"name": "full_context"}]})
     run = Runner(cfg, progress=False).run()
     alone = load_run(run).summary()
@@ -175,6 +175,7 @@ def test_tables_are_the_same_however_often_and_in_whatever_order_they_are_asked(
     assert {p.name: p.read_bytes() for p in run.glob("*.csv")} == first and len(first) >= 4
 
 
+@pytest.mark.slow
 def test_embed_many_gives_the_vectors_embed_gives():
     from memlab.embeddings import CachedEmbedder, shared_embedder
 

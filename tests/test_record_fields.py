@@ -66,7 +66,7 @@ def test_every_row_a_run_writes_validates_against_its_record_model(tmp_path):
     ds = tmp_path / "d.json"
     ds.write_text(json.dumps({"name": "d", "conversations": convs}), encoding="utf-8")
     cfg = RunConfig.model_validate({"name": "rows", "datasets": [str(ds)], "output_dir": str(tmp_path / "out"),
-                                    "bootstrap": 0, "embedding_cache": None,
+                                    "embedding_cache": None,
                                     "strategies": [{"name": "fact_rag"}, {"name": "react_mem"}]})
     run = Runner(cfg, progress=False).run()
     models = {"turns": TurnRecord, "calls": CallRow, "memory_ops": MemoryOpRow, "probes": ProbeRecord,

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from memlab.analysis.baseline import dumps, snapshot
 from memlab.analysis.html_report import report_html, report_markdown
 from memlab.memory.stores.postgres import describe_dsn
@@ -26,6 +28,7 @@ def _dsn(password: str) -> str:
     return f"postgresql://memlab:{password}@127.0.0.1:1/db"  # port 1: nothing listens, the units fail fast
 
 
+@pytest.mark.slow
 def test_dsn_passwords_holding_url_delimiters_or_spaces_reach_no_output(tmp_path: Path):
     ds = _dataset(tmp_path)
     strategies = [{"name": "message_rag"}] + [

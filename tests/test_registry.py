@@ -81,3 +81,78 @@ def test_config_typos_fail_before_any_work_naming_file_and_strategy(tmp_path, ca
     err = capsys.readouterr().err
     assert str(cfg) in err and all(e in err for e in expected), err
     assert not (tmp_path / "out").exists()  # nothing was started
+
+
+def test_builtins_are_imported_on_the_first_lookup_and_entries_are_checked_and_named(tmp_path, monkeypatch):
+    (tmp_path / "gadget_builtins.py").write_text(
+        "from tests.test_registry import GADGETS\n\n@GADGETS.register('lamp')\nclass Lamp:\n    watts = 40\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "gadget_builtins" not in __import__("sys").modules
+    assert GADGETS.get("lamp").type_name == "lamp"  # imported now, and told its name
+    with pytest.raises(RegistryError, match="gadget 'fan': needs watts"):
+        GADGETS.register("fan", type("Fan", (), {}))
+    assert "fan" not in GADGETS
+
+
+def _needs_watts(name, obj):
+    if not hasattr(obj, "watts"):
+        raise RegistryError(f"gadget {name!r}: needs watts")
+
+
+GADGETS: Registry[type] = Registry("gadget", builtins="gadget_builtins", stamp="type_name", check=_needs_watts)
+
+
+def test_a_class_registered_again_from_its_module_imported_anew_replaces_itself():
+    reg: Registry[type] = Registry("widget")
+    first = type("Widget", (), {"__module__": "plugin_mod"})
+    again = type("Widget", (), {"__module__": "plugin_mod"})
+    reg.register("w", first)
+    reg.register("w", again)  # the same module and name: a plugin reloaded
+    assert reg.get("w") is again
+    with pytest.raises(RegistryError, match="already registered"):
+        reg.register("w", type("Other", (), {"__module__": "plugin_mod"}))
+
+
+def test_a_tagged_field_is_the_union_of_the_registry_members_at_validation_time():
+    from typing import Literal
+
+    from pydantic import BaseModel, ConfigDict, ValidationError
+
+    shapes: Registry[type] = Registry("shape")
+
+    class ShapeSpec(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        type: str
+
+    class Holder(BaseModel):
+        shape: shapes.tagged(ShapeSpec, none="dot")
+
+    class DotSpec(ShapeSpec):
+        type: Literal["dot"] = "dot"
+
+    class SquareSpec(ShapeSpec):
+        type: Literal["square"] = "square"
+        side: int = 1
+
+    shapes.register("dot", type("Dot", (), {"Params": DotSpec}))
+    shapes.register("square", type("Square", (), {"Params": SquareSpec}))  # after Holder was declared
+    h = Holder(shape={"type": "square", "side": 3})
+    assert isinstance(h.shape, SquareSpec) and h.model_dump() == {"shape": {"type": "square", "side": 3}}
+    assert isinstance(Holder(shape="square").shape, SquareSpec) and Holder(shape=None).shape.type == "dot"
+    with pytest.raises(ValidationError) as err:
+        Holder(shape={"type": "square", "sid": 3})
+    assert err.value.errors()[0]["loc"] == ("shape", "sid")
+    with pytest.raises(RegistryError, match="Did you mean 'square'"):
+        Holder(shape={"type": "squar"})
+
+
+def test_every_extension_point_is_a_registry_that_names_its_kind():
+    from memlab.extensions import extension_points
+
+    points = extension_points()
+    assert {"strategy type", "compression trigger", "store", "metric", "model provider", "dataset format",
+            "strategy preset", "component:extractor", "component:retriever"} <= set(points)
+    for name, reg in points.items():
+        assert isinstance(reg, Registry) and reg.names(), name
+        with pytest.raises(RegistryError, match=f"Unknown {reg.kind} 'no-such-thing'"):
+            reg.get("no-such-thing")

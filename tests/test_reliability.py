@@ -53,7 +53,7 @@ def _dataset(tmp_path: Path, *, text_extra: str = "", shared: bool = False, prob
 
 
 def _config(tmp_path: Path, dataset: Path, **kw) -> RunConfig:
-    data = {"name": "rel", "datasets": [str(dataset)], "output_dir": str(tmp_path / "results"), "bootstrap": 20,
+    data = {"name": "rel", "datasets": [str(dataset)], "output_dir": str(tmp_path / "results"),
             "embedding_cache": str(tmp_path / "emb.npz"), "strategies": [{"name": "message_rag"}]}
     data.update(kw)
     return RunConfig.model_validate(data)
@@ -115,6 +115,7 @@ def _flaky_setup(tmp_path: Path):
     return cfg, marker
 
 
+@pytest.mark.slow
 def test_resume_retries_failed_units_and_counts_only_final_attempts(tmp_path):
     cfg, marker = _flaky_setup(tmp_path)
     try:
@@ -142,6 +143,7 @@ def test_resume_retries_failed_units_and_counts_only_final_attempts(tmp_path):
 
 # -- 3. namespaces unique per run -------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_store_namespaces_carry_the_run_uid_and_resume_keeps_it(tmp_path):
     ds = _dataset(tmp_path)
     runs = []
@@ -156,14 +158,14 @@ def test_store_namespaces_carry_the_run_uid_and_resume_keeps_it(tmp_path):
         assert spaces and all(s.startswith(f"{uid}/fact_rag/tiny/") for s in spaces)
 
 
-def test_concurrent_runs_with_the_same_folder_name_on_one_postgres_do_not_interfere(tmp_path):
+def test_concurrent_runs_with_the_same_folder_name_on_one_postgres_do_not_interfere(tmp_path, postgres):
     ds = _dataset(tmp_path, n=3)
     script = textwrap.dedent(f"""
         import sys
         from memlab.harness.config import RunConfig
         from memlab.harness.runner import Runner
         cfg = RunConfig.model_validate({{"name": "same", "datasets": [{str(ds)!r}], "output_dir": sys.argv[1],
-            "bootstrap": 0, "embedding_cache": None,
+            "embedding_cache": None,
             "strategies": [{{"name": "fact_rag@postgres", "preset": "fact_rag", "store": {{"type": "postgres"}}}}]}})
         print(Runner(cfg, progress=False).run())
     """)
@@ -181,6 +183,7 @@ def test_concurrent_runs_with_the_same_folder_name_on_one_postgres_do_not_interf
 
 # -- 4. secrets ------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_store_passwords_never_reach_the_run_folder(tmp_path):
     secret = "hunter2-S3CRET"
     ds = _dataset(tmp_path)
@@ -220,9 +223,10 @@ def test_short_writes_are_completed(tmp_path, monkeypatch):
 
 # -- 10. failures exit non-zero and partial rows are marked -----------------------------------------
 
+@pytest.mark.slow
 def test_all_units_failed_exits_non_zero_and_rows_are_marked_partial(tmp_path, capsys):
     ds = _dataset(tmp_path)
-    cfg = {"name": "dead", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"), "bootstrap": 0,
+    cfg = {"name": "dead", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"),
            "embedding_cache": str(tmp_path / "emb.npz"),
            "store_options": {"postgres": {"dsn": "postgresql://u@127.0.0.1:1/db"}},
            "strategies": [{"name": "message_rag"}, {"name": "pg", "preset": "fact_rag", "store": {"type": "postgres"}}]}
@@ -335,7 +339,7 @@ def test_a_dead_endpoint_stops_the_run_with_a_clear_message(tmp_path, capsys):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed once the block ends: nothing listens there
     ds = _dataset(tmp_path)
-    cfg = {"name": "down", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"), "bootstrap": 0,
+    cfg = {"name": "down", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"),
            "embedding_cache": str(tmp_path / "emb.npz"), "strategies": [{"name": "fact_rag"}],
            "model": {"provider": "openai", "model": "m", "base_url": f"http://127.0.0.1:{port}/v1", "api_key_env": "NOPE_KEY",
                      "max_attempts": 2, "retry_base_delay_s": 0, "breaker_failures": 2}}
@@ -387,6 +391,7 @@ def test_a_full_disk_fails_the_run_with_status_failed(tmp_path, monkeypatch, cap
 
 # -- 7. same config, same results --------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_identical_runs_give_identical_records(tmp_path):
     """Ids, tie-breaks and contexts do not depend on the run: recency ties (every memory stored
     at the same session timestamp) are broken the same way in both runs."""

@@ -52,6 +52,7 @@ def judged_run(tmp_path_factory, judge_server) -> Path:
 
 @pytest.mark.parametrize("failure", [{"status": 500}, {"status": 429, "retry_after": "0"}, {"garbage": True},
                                      {"empty": True}, {"status": 401}], ids=["500", "429", "garbage", "empty", "401"])
+@pytest.mark.slow
 def test_rejudge_with_a_failing_judge_exits_3_and_scores_no_answer_by_containment(judged_run, judge_server, tmp_path,
                                                                                  capsys, failure):
     judge_server.mode = failure
@@ -82,6 +83,7 @@ def test_judge_audit_exits_non_zero_when_judge_calls_fail(judged_run, judge_serv
     assert "judge calls failed" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_rejudge_judges_final_attempts_only_and_escapes_line_separators(tmp_path):
     """Probes of a failed attempt count nowhere, so judging them again only costs money; and the
     rewritten streams escape U+2028 like the recorder does."""
@@ -134,6 +136,7 @@ def test_rejudge_stops_with_exit_1_when_the_judge_asks_to_wait_an_hour(judged_ru
     assert "retry after 3600s" in capsys.readouterr().err and not (tmp_path / "rejudged").exists()
 
 
+@pytest.mark.slow
 def test_a_run_judges_after_its_units_and_a_resume_rejudges_failed_verdicts_without_replaying(tmp_path, judge_server):
     """Judging is a pass over the recorded answers (one code path with rejudge): the judge's calls
     carry phase 'judge' and come after every unit ended; verdicts that failed are judged again by a

@@ -41,7 +41,7 @@ def test_an_unquoted_cache_mode_off_is_read_as_off_and_on_says_quote_it(tmp_path
 
 def _endpoint_config(tmp_path: Path, server, **kw) -> dict:
     """A run config whose every model call goes to the fake server, failing fast (one attempt)."""
-    cfg = {"name": "ep", "datasets": [str(_dataset(tmp_path))], "output_dir": str(tmp_path / "results"), "bootstrap": 0,
+    cfg = {"name": "ep", "datasets": [str(_dataset(tmp_path))], "output_dir": str(tmp_path / "results"),
            "embedding_cache": str(tmp_path / "emb.npz"), "strategies": [{"name": "recent_window"}],
            "model": {"provider": "openai", "model": "m", "base_url": server.base_url, "api_key_env": "MEMLAB_TEST_NO_KEY",
                      "max_attempts": 1, "retry_base_delay_s": 0}}
@@ -90,6 +90,7 @@ def test_a_long_retry_after_stops_the_run_with_a_message(tmp_path, server, monke
 
 # -- item 4: --resume repairs failed model calls -----------------------------------------------------------
 
+@pytest.mark.slow
 def test_resume_replays_units_whose_model_calls_failed(tmp_path, server, capsys):
     server.default_fields = {"answer": "4000"}
     server.fail_when = "4000."  # only the first conversation's answer request holds its locker code (recent window)
@@ -168,6 +169,7 @@ class FailOnce(Component):
 '''
 
 
+@pytest.mark.slow
 def test_partial_and_empty_strategies_are_marked_in_the_table_and_summary(tmp_path, capsys):
     import sys
 
@@ -176,7 +178,7 @@ def test_partial_and_empty_strategies_are_marked_in_the_table_and_summary(tmp_pa
     sys.path.insert(0, str(tmp_path))
     try:
         cfg = {"name": "partial", "datasets": [str(_dataset(tmp_path))], "output_dir": str(tmp_path / "results"),
-               "bootstrap": 0, "embedding_cache": str(tmp_path / "emb.npz"), "plugins": ["once_plugin"],
+               "embedding_cache": str(tmp_path / "emb.npz"), "plugins": ["once_plugin"],
                "strategies": [{"name": "message_rag"},
                               {"name": "half", "preset": "fact_rag",
                                "consolidator": {"type": "fail_once", "marker": str(tmp_path / "down")}},
@@ -282,7 +284,7 @@ def test_a_type_confused_manifest_is_one_line_naming_the_file_and_field(small_ru
 
 def test_runs_that_cannot_start_leave_no_folder(tmp_path, capsys):
     ds = _dataset(tmp_path)
-    base = {"name": "nofolder", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"), "bootstrap": 0,
+    base = {"name": "nofolder", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"),
             "embedding_cache": str(tmp_path / "emb.npz"), "strategies": [{"name": "message_rag"}]}
     cache = {"model": {"provider": "offline", "cache": {"mode": "replay-strict", "path": str(tmp_path / "missing.jsonl")}}}
     assert cli_main(["run", str(_write(tmp_path, {**base, **cache}))]) == 2

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from memlab.analysis.html_report import ProbeCase, build_report, render_html, render_markdown
 from memlab.harness.runner import Runner
 from tests.test_reliability import _config, _dataset
@@ -27,6 +29,7 @@ def _hostile_copy(tmp_path: Path) -> Path:
     return run
 
 
+@pytest.mark.slow
 def test_the_design_report_renders_breaks_nul_and_separators_safely(tmp_path):
     report = build_report([_hostile_copy(tmp_path)])
     cases = [b for s in report.sections for b in s.blocks if isinstance(b, ProbeCase)]

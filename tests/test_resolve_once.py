@@ -19,7 +19,7 @@ THREADS = Path(__file__).resolve().parent / "fixtures" / "threads_small.yaml"
 def test_a_trigger_and_a_retriever_knob_are_validated_once_for_a_whole_run(tmp_path):
     path = tmp_path / "run.yaml"
     path.write_text(yaml.safe_dump({
-        "name": "once", "datasets": [str(THREADS)], "bootstrap": 0, "embedding_cache": None, "output_dir": str(tmp_path),
+        "name": "once", "datasets": [str(THREADS)], "embedding_cache": None, "output_dir": str(tmp_path),
         "executor": {"type": "serial"},
         "strategies": [{"name": "every4", "preset": "react_mem", "retriever": {"type": "vector", "k": 6},
                         "agent": {"type": "react", "working_memory": {"trigger": {"type": "every_n_steps", "n": 4}}}}]}))

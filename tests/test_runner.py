@@ -26,7 +26,7 @@ STARTER = str(ROOT / "datasets" / "starter.yaml")
 
 def _config(tmp_path: Path, **kw) -> RunConfig:
     data = {
-        "name": "t", "datasets": [STARTER], "output_dir": str(tmp_path / "results"), "bootstrap": 200,
+        "name": "t", "datasets": [STARTER], "output_dir": str(tmp_path / "results"),
         "embedding_cache": str(tmp_path / "emb.npz"),
         "strategies": [{"name": "no_memory"}, {"name": "full_context"}, {"name": "fact_rag"}],
     }
@@ -99,28 +99,74 @@ def test_report_writes_csv_and_plots(starter_run: Path):
     assert {"single_hop", "knowledge_update", "abstention", "all"} <= set(metrics["category"])
 
 
-def test_interrupted_run_resumes_without_redoing_or_duplicating(tmp_path: Path):
+HOLD_PLUGIN = '''
+"""Test double: holds a run at one conversation while a flag file exists, so a test kills it at a
+known point (not after a race with the clock)."""
+import os
+import time
+from pathlib import Path
+
+from memlab.strategies.slots import Component, Params, component
+
+
+@component("lifecycle", "hold_at")
+class HoldAt(Component):
+    """Holds the run at the start of ``conversation`` while the ``flag`` file exists."""
+
+    class Params(Params):
+        conversation: str
+        flag: str
+
+    def begin_conversation(self, state):
+        if state.conversation_id == self.params.conversation and os.path.exists(self.params.flag):
+            Path(self.params.flag + ".reached").touch()
+            time.sleep(300)
+'''
+
+
+@pytest.fixture
+def hold_plugin(tmp_path: Path, monkeypatch):
+    """The ``hold_at`` component, importable here and in a ``memlab run`` subprocess; unregistered after."""
+    (tmp_path / "hold_plugin.py").write_text(HOLD_PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    yield "hold_plugin"
+    sys.modules.pop("hold_plugin", None)
+    from memlab.strategies.slots import SLOTS
+
+    SLOTS["lifecycle"].registry.unregister("hold_at")
+
+
+@pytest.mark.slow
+def test_interrupted_run_resumes_without_redoing_or_duplicating(tmp_path: Path, hold_plugin: str):
     cfg_path = tmp_path / "cfg.yaml"
     out = tmp_path / "results"
-    cfg = {"name": "resume", "datasets": [STARTER], "output_dir": str(out), "bootstrap": 50,
-           "embedding_cache": str(tmp_path / "emb.npz"),
-           "strategies": [{"name": "no_memory"}, {"name": "fact_rag"}]}
+    flag = tmp_path / "hold"
+    flag.touch()
+    held = load_dataset(STARTER).conversations[1].id  # fact_rag is killed at the start of its second conversation
+    cfg = {"name": "resume", "datasets": [STARTER], "output_dir": str(out),
+           "embedding_cache": str(tmp_path / "emb.npz"), "plugins": [hold_plugin], "executor": {"type": "serial"},
+           "strategies": [{"name": "no_memory"},
+                          {"name": "fact_rag", "lifecycle": {"type": "hold_at", "conversation": held, "flag": str(flag)}}]}
     cfg_path.write_text(yaml.safe_dump(cfg))
     run_dir = out / "r1"
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     proc = subprocess.Popen([sys.executable, "-m", "memlab.cli", "run", str(cfg_path), "--run-dir", str(run_dir), "--no-progress"],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    units = run_dir / "units.jsonl"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        ends = [r for r in read_jsonl(units) if r.get("event") == "end"]
-        if len(ends) >= 5:  # all of no_memory + one fact_rag conversation done
-            break
+    reached = Path(f"{flag}.reached")
+    deadline = time.time() + 300
+    while not reached.exists() and proc.poll() is None and time.time() < deadline:
         time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)  # a crash, not a clean shutdown
+    assert reached.exists(), f"the run never reached the hold: {proc.stderr.read().decode()[-2000:] if proc.poll() is not None else 'timeout'}"
+    proc.send_signal(signal.SIGKILL)  # a crash, not a clean shutdown, at a known point: inside fact_rag's unit of `held`
     proc.wait()
+    units = run_dir / "units.jsonl"
     before = [r for r in read_jsonl(units) if r.get("event") == "end"]
-    assert 5 <= len(before) < 8, "the kill should land mid-run"
+    started = [r for r in read_jsonl(units) if r.get("event") == "start"]
+    assert ("fact_rag", held) in {(r["strategy"], r["conversation_id"]) for r in started}
+    assert ("fact_rag", held) not in {(r["strategy"], r["conversation_id"]) for r in before}
+    assert len(before) == 5, "every no_memory unit and fact_rag's first one finished before the hold"
+    flag.unlink()  # the resumed run (and the clean one below) play straight through
     finished_attempts = {r["attempt"] for r in before}
 
     runner = Runner(RunConfig.model_validate(cfg), run_dir=run_dir, resume=True, progress=False)
@@ -196,6 +242,7 @@ def test_unreachable_store_fails_its_conversations_with_a_clear_message(tmp_path
     assert (units.loc["no_memory", "status"] == "ok").all()
 
 
+@pytest.mark.slow
 def test_recorded_llm_run_replays_strictly_without_the_endpoint(tmp_path: Path):
     cache = tmp_path / "cache.jsonl"
     strategies = [{"name": "fact_rag"}]

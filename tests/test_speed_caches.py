@@ -59,7 +59,7 @@ def _dataset(tmp_path: Path) -> Path:
 def test_gold_written_shared_by_strategies_equals_a_fresh_scan_per_probe(tmp_path):
     ds_path = _dataset(tmp_path)
     cfg = RunConfig.model_validate({
-        "name": "gw", "datasets": [str(ds_path)], "output_dir": str(tmp_path / "runs"), "bootstrap": 0,
+        "name": "gw", "datasets": [str(ds_path)], "output_dir": str(tmp_path / "runs"),
         "embedding_cache": str(tmp_path / "emb.npz"), "model": {"provider": "offline"},
         "strategies": [{"name": "no_memory"}, {"name": "recent_window"}], "executor": {"type": "serial"}})
     run = Runner(cfg, progress=False).run()

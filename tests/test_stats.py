@@ -11,19 +11,19 @@ import pytest
 
 from memlab.cli import main
 from memlab.analysis.results import load_run
-from memlab.analysis.stats import (Bootstrap, Intervals, cluster_bootstrap, cluster_interval, cluster_t_interval, holm,
+from memlab.analysis.stats import (Intervals, cluster_bootstrap, cluster_interval, cluster_t_interval, holm,
                           holm_adjusted, p_value, paired_compare, t_cdf, t_quantile, verdict)
 
 
 def test_cluster_bootstrap_is_seeded_and_brackets_the_mean():
     x = np.array([1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, np.nan])
     cl = ["c1", "c1", "c2", "c2", "c3", "c3", "c4", "c4", "c4"]
-    m, lo, hi = cluster_bootstrap(x, cl, Bootstrap(2000, seed=1))
+    m, lo, hi = cluster_bootstrap(x, cl, Intervals(2000, seed=1))
     assert m == pytest.approx(5 / 8) and lo < m < hi
-    assert cluster_bootstrap(x, cl, Bootstrap(2000, seed=1)) == (m, lo, hi)
+    assert cluster_bootstrap(x, cl, Intervals(2000, seed=1)) == (m, lo, hi)
     y = np.random.default_rng(0).random(60)
     groups = [i // 3 for i in range(60)]
-    assert cluster_bootstrap(y, groups, Bootstrap(200, seed=1)) != cluster_bootstrap(y, groups, Bootstrap(200, seed=2))
+    assert cluster_bootstrap(y, groups, Intervals(200, seed=1)) != cluster_bootstrap(y, groups, Intervals(200, seed=2))
 
 
 def test_clustered_interval_is_wider_than_pretending_probes_are_independent():
@@ -70,7 +70,7 @@ def test_verdict_needs_the_interval_to_exclude_zero():
     assert verdict(0.0, 0.3, True) == "not shown at 95%"
     assert verdict(-0.3, -0.1, True) == "B better"
     assert verdict(float("nan"), float("nan"), True) == "not shown at 95%"
-    assert Bootstrap(500, seed=3, method="bootstrap").caption() == (
+    assert Intervals(500, seed=3, method="bootstrap").caption() == (
         "95% CI: percentile bootstrap over users (memory namespaces), 500 resamples, seed 3")
     assert Intervals().caption().startswith("95% CI: cluster-robust t over users")
     with pytest.raises(ValueError, match="cluster_t, bootstrap"):
@@ -215,6 +215,7 @@ def test_config_metrics_limit_the_headline(tmp_path):
     assert "evidence_recall" not in summary and "content_recall" not in summary
 
 
+@pytest.mark.slow
 def test_report_cli_prints_paired_tables(tmp_path, capsys):
     run = _write_run(tmp_path / "run", metrics=["answer_correct"])
     assert main(["report", str(run), "--compare", "A", "B"]) == 0
@@ -266,3 +267,42 @@ def test_the_bootstrap_method_is_still_selectable(tmp_path):
     res = load_run(run)
     assert res.intervals.method == "bootstrap" and res.intervals.n_boot == 300
     assert "percentile bootstrap over users" in res.summary().attrs["caption"]
+
+
+BASE_CONFIG = {"datasets": ["datasets/starter.yaml"], "strategies": [{"name": "no_memory"}]}
+
+
+@pytest.mark.parametrize("extra, named", [
+    ({"bootstrap": 200}, "bootstrap: 200"),
+    ({"bootstrap": 0}, "bootstrap: 0"),
+    ({"gate": {"bootstrap": 500}}, "gate.bootstrap: 500"),
+])
+def test_a_resample_count_under_cluster_t_is_refused_naming_it(extra, named):
+    """``bootstrap:`` changes nothing under the default ``cluster_t`` intervals: a config that sets it
+    is told so instead of being silently ignored."""
+    from memlab.harness.config import ConfigError, validate_config
+
+    with pytest.raises(ConfigError, match=f"{named}: resamples are used only by `intervals: bootstrap`"):
+        validate_config({**BASE_CONFIG, **extra})
+    assert validate_config({**BASE_CONFIG, **extra, "intervals": "bootstrap"}).intervals == "bootstrap"
+    assert validate_config({**BASE_CONFIG, "bootstrap": 1000}).bootstrap == 1000  # the default, stated: harmless
+
+
+def test_an_older_run_folder_that_recorded_an_inert_count_still_reads():
+    from memlab.harness.config import ConfigError, recorded_config, validate_config
+
+    recorded = {**BASE_CONFIG, "bootstrap": 0, "intervals": "cluster_t", "gate": {"bootstrap": 200}}
+    with pytest.raises(ConfigError):
+        validate_config(dict(recorded))
+    assert recorded_config(recorded, "old/manifest.json config").bootstrap == 1000
+    kept = recorded_config({**BASE_CONFIG, "bootstrap": 300, "intervals": "bootstrap"}, "m")
+    assert kept.bootstrap == 300  # a bootstrap run's count is what its intervals used
+
+
+def test_no_shipped_config_or_notebook_sets_a_resample_count():
+    root = Path(__file__).resolve().parents[1]
+    import re
+
+    shipped = [*root.glob("evals/**/*.yaml"), *root.glob("notebooks/*.py"), *root.glob("notebooks/*.ipynb")]
+    setting = re.compile(r"^\s*(bootstrap:\s*\d|bootstrap = \d)|bootstrap=bootstrap|-p bootstrap", re.M)
+    assert shipped and not [p.name for p in shipped if setting.search(p.read_text(encoding="utf-8"))]

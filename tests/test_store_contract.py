@@ -2,10 +2,11 @@
 
 Each test runs against ``in_memory`` (the reference), ``chroma`` (embedded, tmp dir),
 ``chroma_http`` (a real ``chroma run`` server started by scripts/chroma_server.sh for the
-session) and ``postgres`` (the project's PostgreSQL + pgvector, scripts/pg.sh; each test
-gets its own table; ``postgres_hnsw`` forces the HNSW path that the default store only uses
-for namespaces above 3000 rows). Postgres tests never skip: if the server cannot start, the session
-fixture fails with the script's output. Set MEMLAB_PG_DSN to test an external server instead.
+session) and ``postgres`` (the project's PostgreSQL + pgvector: the ``postgres`` fixture of
+tests/conftest.py, ``$MEMLAB_PG_DSN`` or the server scripts/pg.sh started; each test gets its own
+table; ``postgres_hnsw`` forces the HNSW path that the default store only uses for namespaces above
+3000 rows). Without a server the postgres tests are skipped with the reason — and fail where one is
+required (``scripts/test.sh`` starts it and requires it, as does any ``CI``).
 
 Vectors are seeded random 384-d unit vectors; semantics only matter for keyword search,
 which uses real text.
@@ -74,26 +75,10 @@ def ids(results: list[Any]) -> list[str]:
 # --------------------------------------------------------------------------- servers
 
 
-@pytest.fixture(scope="session")
-def pg_dsn() -> Iterator[str]:
-    """The project's Postgres (scripts/pg.sh start), or MEMLAB_PG_DSN. Fails, never skips."""
-    env_dsn = os.environ.get("MEMLAB_PG_DSN")
-    if env_dsn:
-        yield env_dsn
-        return
-    proc = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "pg.sh"), "start"], capture_output=True, text=True, timeout=300, cwd=ROOT
-    )
-    if proc.returncode != 0 or not proc.stdout.strip():
-        pytest.fail(f"scripts/pg.sh start failed (rc={proc.returncode}):\n{proc.stdout}\n{proc.stderr}", pytrace=False)
-    # start prints the DSN with its password masked; `dsn` prints the usable one
-    dsn = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "pg.sh"), "dsn"], capture_output=True, text=True, timeout=60, cwd=ROOT
-    )
-    if dsn.returncode != 0:
-        pytest.fail(f"scripts/pg.sh dsn failed (rc={dsn.returncode}):\n{dsn.stderr}", pytrace=False)
-    # The server is left running: it is shared with other tests and runs (start is idempotent).
-    yield dsn.stdout.strip()
+@pytest.fixture
+def pg_dsn(postgres: str) -> str:
+    """The project's PostgreSQL (the ``postgres`` fixture: skipped without one, failed where required)."""
+    return postgres
 
 
 @pytest.fixture(scope="session")
@@ -577,6 +562,7 @@ def test_namespace_isolation(store: MemoryStore) -> None:
 # --------------------------------------------------------------------------- backend specifics
 
 
+@pytest.mark.slow
 def test_chroma_single_writer_lock(tmp_path: Path) -> None:
     from memlab.memory.stores.chroma import ChromaStore
 

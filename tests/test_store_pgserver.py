@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from memlab.memory.stores import pgserver
+from tests.support.scripts import load_script
+
+pgserver = load_script("pgserver")
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = str(ROOT / "scripts" / "pg.sh")

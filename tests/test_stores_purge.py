@@ -4,8 +4,6 @@ and an embedded chroma store for the chroma path (the same calls a chroma server
 
 from __future__ import annotations
 
-import psycopg
-
 from memlab.cli import main as cli_main
 from memlab.memory.item import MemoryItem
 from memlab.memory.stores.chroma import ChromaStore
@@ -18,11 +16,13 @@ TABLE = "memlab_purge_test"
 
 
 def _rows(prefix: str) -> int:
+    import psycopg
+
     with psycopg.connect(resolve_dsn()) as conn:
         return conn.execute(f"SELECT count(*) FROM {TABLE} WHERE namespace LIKE %s", (prefix + "%",)).fetchone()[0]
 
 
-def test_purge_removes_a_finished_runs_memories_from_postgres_and_only_theirs(tmp_path, capsys):
+def test_purge_removes_a_finished_runs_memories_from_postgres_and_only_theirs(tmp_path, capsys, postgres):
     strategies = [{"name": "fact_rag@pg", "preset": "fact_rag", "store": {"type": "postgres", "table": TABLE}},
                   {"name": "message_rag"}]
     ds = _dataset(tmp_path)
@@ -42,6 +42,8 @@ def test_purge_removes_a_finished_runs_memories_from_postgres_and_only_theirs(tm
         assert cli_main(["stores", "purge", "--older-than", "3650", "--results", str(tmp_path / "b" / "results")]) == 0
         assert "no run under" in capsys.readouterr().out and _rows(uids[1] + "/") == before[1]
     finally:
+        import psycopg
+
         with psycopg.connect(resolve_dsn(), autocommit=True) as conn:
             conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
             conn.execute("DELETE FROM memlab_schema_migrations WHERE table_name = %s", (TABLE,))

@@ -19,7 +19,7 @@ THREADS = FIXTURES / "threads_small.yaml"
 
 
 def _run(tmp_path: Path, strategies: list[dict], dataset: str | Path = THREADS, **extra) -> memlab.analysis.results.RunResults:
-    cfg = validate_config({"name": "t", "datasets": [str(dataset)], "bootstrap": 0, "output_dir": str(tmp_path),
+    cfg = validate_config({"name": "t", "datasets": [str(dataset)], "output_dir": str(tmp_path),
                            "embedding_cache": None, "strategies": strategies, **extra})
     return memlab.load_run(memlab.run(cfg, progress=False))
 

@@ -9,8 +9,8 @@ handling (the answer gives the current value and no superseded one), stale leaka
 asserts a superseded value: ``stale_only`` or ``both`` — ``memlab report`` prints the two levels
 apart, not their sum), abstention when it should, memory-context tokens per probe, and write-path
 model tokens per conversation (every purpose but ``answer`` and ``judge``: extraction, gating,
-consolidation, summaries, the agent's steps). Each value has its 95% interval from the run's own
-bootstrap (whole conversations resampled, as ``memlab report`` does), so the table and the report
+consolidation, summaries, the agent's steps). Each value has its 95% interval by the run's own
+interval method (cluster-robust t over users, as ``memlab report`` does), so the table and the report
 agree on every shared column.
 """
 

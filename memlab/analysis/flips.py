@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memlab.analysis.baseline import ProbeOutcome
-from memlab.analysis.metric_registry import COST_COLUMNS, METRICS, directed_columns, load_definitions
+from memlab.analysis.metric_registry import COST_COLUMNS, METRICS, directed_columns
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,6 @@ def gated_column_names(gate_metrics: Mapping[str, Any] | None, headline: Iterabl
     column of the headline metrics."""
     if gate_metrics is not None:
         return list(gate_metrics)
-    load_definitions()
     return [col for name in headline for col, hib in METRICS.get(name).columns() if hib is not None]
 
 

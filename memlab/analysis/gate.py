@@ -42,7 +42,7 @@ import numpy as np
 from memlab.analysis.baseline import Baseline, ProbeOutcome, load_baseline, snapshot
 from memlab.analysis.flips import Flip, flipped, gated_column_names
 from memlab.analysis.metric_registry import directed_columns
-from memlab.harness.config import GateSpec, RunConfig, load_config, validate_config
+from memlab.harness.config import GateSpec, RunConfig, load_config, recorded_config, validate_config
 from memlab.analysis.stats import Intervals, holm_adjusted, paired_compare
 
 EXIT_OK, EXIT_REGRESSION, EXIT_CANNOT_COMPARE = 0, 1, 2
@@ -564,7 +564,7 @@ def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_di
             return GateResult("error", str(baseline), str(runner.run_dir), problems=[f"the run failed: {exc}"])
     res = load_run(run_dir)
     if cfg is None:
-        cfg = validate_config(res.manifest.get("config") or {}, f"{run_dir}/manifest.json config")
+        cfg = recorded_config(res.manifest.get("config") or {}, f"{run_dir}/manifest.json config")
     if allow_model_change:  # told otherwise: gate a model change (an offline-model change on dev data only)
         cfg = cfg.model_copy(update={"gate": cfg.gate.model_copy(update={"on_model_change": "warn"})})
     status = res.manifest.get("status")

@@ -3,13 +3,13 @@ the registry metrics are declared into, lm-eval style.
 
 Kept apart from the metrics themselves (:mod:`memlab.analysis.metrics`, :mod:`memlab.analysis.ragas_metrics`)
 so that anything that only needs to *name* metrics — a run config checking its ``metrics:`` and gate
-columns — depends on this small module and not on the scoring code. The built-in definitions are
-loaded by module name when a name is looked up (:func:`load_definitions`), like a registry's lazy entries.
+columns — depends on this small module and not on the scoring code. The built-in definitions are the
+registry's built-ins: their module is imported on the first lookup (:class:`memlab.registry.Registry`),
+and a plugin declares its own metric with :func:`metric` like they do.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -20,11 +20,6 @@ from memlab.registry import Registry, RegistryError
 
 DEFINITIONS = "memlab.analysis.metrics"
 """The module that declares the built-in metrics (and imports the ragas ones)."""
-
-
-def load_definitions() -> None:
-    """Import the built-in metric definitions (they register themselves into :data:`METRICS`)."""
-    importlib.import_module(DEFINITIONS)
 
 
 Probe = dict[str, Any]
@@ -85,7 +80,7 @@ class Metric:
         return np.nan if ok is None else float(ok)
 
 
-METRICS: Registry[Metric] = Registry("metric")
+METRICS: Registry[Metric] = Registry("metric", builtins=DEFINITIONS)
 
 
 def metric(name: str, description: str, *, higher_is_better: bool | None, aggregation: Aggregation = "mean",
@@ -118,7 +113,6 @@ OFFLINE_ANSWER_WARNING = ("answer metrics come from the offline extractive stand
 
 def check_metric_names(names: Sequence[str], where: str = "metrics") -> list[str]:
     """``names`` if every one is a registered metric; else an error naming the entry, with did-you-mean."""
-    load_definitions()
     out = []
     for i, name in enumerate(names):
         if not isinstance(name, str):
@@ -148,7 +142,6 @@ COST_COLUMNS = {
 def directed_columns() -> dict[str, bool]:
     """Every column a gate can judge → its direction (True: higher is better): the metrics' reported
     columns that declare one, and the per-probe cost columns (lower is better)."""
-    load_definitions()
     out = {col: hib for name in METRICS.names() for col, hib in METRICS.get(name).columns() if hib is not None}
     out.update({col: False for col in COST_COLUMNS})
     return out

@@ -1,7 +1,7 @@
 """Reports: the comparison table (rich), metrics.csv, per-category CSV and plots (PNG).
 
-Every exported file says what produced it: CSVs carry run id, code version, model (labelled
-heuristic when it is), embedder and dataset hashes as columns; plots carry them in a footer.
+Every exported file says what produced it: CSVs carry run id, code version, model (labelled as the
+offline stand-in when it is), embedder and dataset hashes as columns; plots carry them in a footer.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab.analysis.failures import failures_table, print_failures
 from memlab.analysis.forgetting import plot_recall_by_age, print_recall_by_age, recall_by_age
 from memlab.analysis.lifecycle import LIFECYCLE_COLUMNS, lifecycle_table
 from memlab.analysis.metrics import METRICS, answer_columns
@@ -159,17 +160,9 @@ def print_table(res: RunResults, console: Any = None) -> pd.DataFrame:
 
 def print_run_notes(res: RunResults, console: Any) -> None:
     """Below a run's table (or in its place, when no probe was answered): the units that failed
-    and why, the judge's failures, and — unless the run completed — what can help (``--resume``,
-    ``memlab rejudge``)."""
-    failed = (res.manifest.get("units") or {}).get("failed") or []
-    if failed:
-        from rich.markup import escape
-
-        console.print(f"[red]{len(failed)} unit(s) failed (strategy/dataset/user: error):[/red]")
-        for f in failed[:10]:
-            console.print(f"  [red]• {escape(str(f))}[/red]")
-        if len(failed) > 10:
-            console.print(f"  [red]… and {len(failed) - 10} more (manifest.json, units.failed)[/red]")
+    and why, what components absorbed, the judge's failures, and — unless the run completed —
+    what can help (``--resume``, ``memlab rejudge``)."""
+    print_failures(res, console)  # failed units, and what components absorbed (docs/reliability.md)
     judged = judge_coverage(res)
     if not judged.empty and judged["judge_failed"].sum():
         console.print(f"[red]the judge failed on {int(judged['judge_failed'].sum())} of {int(judged['answers'].sum())} "
@@ -441,6 +434,12 @@ def write_report(run_dir: str | Path | RunResults, *, console: Any = None, quiet
         both.to_csv(out["recall_by_age"], index=False)
         plot_recall_by_age(ages, out["age_plot"], title=f"Forgetting curves: {res.manifest.get('name', run_dir.name)}",
                            footer=" · ".join(f"{k}: {v}" for k, v in res.provenance().items()))
+    failures = failures_table(res)
+    if not failures.empty:
+        out["failures"] = run_dir / "failures.csv"
+        for k, v in res.provenance().items():
+            failures[k] = v
+        failures.to_csv(out["failures"], index=False)
     out["lifecycle"] = run_dir / "lifecycle.csv"
     lifecycle = lifecycle_table(res)
     for k, v in res.provenance().items():

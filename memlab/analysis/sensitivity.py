@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.analysis.metric_registry import METRICS, load_definitions
+from memlab.analysis.metric_registry import METRICS
 from memlab.analysis.results import RunResults, load_run
 from memlab.analysis.stats import Intervals, paired_compare
 
@@ -151,7 +151,6 @@ def check_contrasts(contrasts: list[tuple[str, str]], strategies: list[str]) -> 
 
 
 def _column(metric: str) -> tuple[str, bool | None]:
-    load_definitions()
     cols = METRICS.get(metric).columns()
     return cols[0]
 

@@ -69,10 +69,6 @@ class Intervals:
         return f"{self.level} CI: percentile bootstrap over users (memory namespaces), {self.n_boot} resamples, seed {self.seed}"
 
 
-Bootstrap = Intervals
-"""The former name of :class:`Intervals` (``Bootstrap(n_boot, seed)`` still works)."""
-
-
 # ---- Student's t without scipy ---------------------------------------------------------------
 
 def _betacf(a: float, b: float, x: float) -> float:

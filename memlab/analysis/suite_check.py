@@ -242,7 +242,7 @@ def _play_and_score(datasets: list[str], chosen: list[Contrast], base: Path, wor
 
     config = validate_config({
         "name": "suite-check", "datasets": [str(p) for p in datasets], "model": {"provider": "offline"},
-        "strategies": strategies(chosen), "bootstrap": 0, "limit_conversations": limit_users, "output_dir": str(base),
+        "strategies": strategies(chosen), "limit_conversations": limit_users, "output_dir": str(base),
         "executor": {"type": "auto", "workers": workers}, "metrics": [METRIC]}, "suite-check")
     runner = Runner(config, progress=progress)
     empty = [path for path, ds in runner.datasets if not ds.probes()]

@@ -222,7 +222,6 @@ class BudgetedModel:
         self.ledger = ledger
         self.max_tokens = max_tokens
         self.model_id = inner.model_id
-        self.is_heuristic = inner.is_heuristic
 
     def describe(self) -> dict[str, Any]:
         return self.inner.describe()

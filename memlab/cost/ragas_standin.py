@@ -50,7 +50,6 @@ def _sentences(text: str) -> list[str]:
 class RagasStandIn:
     """A chat model for ragas's structured prompts only (see the module docstring)."""
 
-    is_heuristic = True
     model_id = "offline-ragas-standin-1"
     """Priced as the offline stand-in (free): it never reaches an endpoint."""
 

@@ -280,6 +280,3 @@ def write_dataset_file(ds: Dataset, path: str | Path) -> None:
             yaml.dump(data, fh, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False,
                       allow_unicode=True, width=110)
 
-
-def json_schema() -> dict[str, Any]:
-    return Dataset.model_json_schema()

@@ -89,14 +89,6 @@ def _sessions_line(path: str | Path) -> int | None:
     return source.line_for(loc)
 
 
-def threads_of(ds: Dataset) -> dict[str, list[str]]:
-    """User (namespace) → their thread (conversation) ids, in play order."""
-    out: dict[str, list[str]] = {}
-    for conv in ds.conversations:
-        out.setdefault(conv.ns, []).append(conv.id)
-    return out
-
-
 def first_users(ds: Dataset, n: int | None) -> Dataset:
     """``ds`` with only the threads of its first ``n`` users (every thread of each, in order).
 

@@ -3,8 +3,8 @@ base class adapters of real memory systems are built on.
 
 A run config's strategy is *composed* (memlab's components, the default) or names another
 **strategy type** with ``type:`` — ``mem0``, ``langmem``, or a user's class registered with
-:func:`strategy_type` in a module listed under ``plugins:`` (or the ``memlab.strategies`` entry
-point). The rest of the strategy's mapping are the type's parameters, validated against its
+:func:`strategy_type` in a plugin module (``plugins:``, or the ``memlab.plugins`` entry point:
+:mod:`memlab.registry`). The rest of the strategy's mapping are the type's parameters, validated against its
 ``Params`` model (unknown keys fail with a did-you-mean). The resolved spec — parameters with
 defaults, and the library's name and version — goes into the manifest and the run's fingerprint.
 
@@ -46,38 +46,23 @@ from memlab.strategies.base import Answer, ContextLine, ContextSection, MemoryCo
 COMPOSED = "composed"
 """The default strategy type: memlab's components in slots (memlab.strategies.composed)."""
 
-STRATEGY_TYPES: Registry[type] = Registry("strategy type")
+def _check_strategy_type(name: str, cls: Any) -> None:
+    """A strategy type is a class with a pydantic ``Params`` model, under any name but ``composed``."""
+    if name == COMPOSED:
+        raise ValueError(f"{COMPOSED!r} is memlab's own strategy type; choose another name")
+    Params = getattr(cls, "Params", None)
+    if not (isinstance(Params, type) and issubclass(Params, BaseModel)):
+        raise ValueError(f"strategy type {name!r} ({cls.__module__}.{cls.__qualname__}) has no pydantic `Params` model")
+
+
+STRATEGY_TYPES: Registry[type] = Registry("strategy type", stamp="type_name", check=_check_strategy_type)
 STRATEGY_TYPES.register("mem0", "memlab.external.mem0_adapter:Mem0Strategy")
 STRATEGY_TYPES.register("langmem", "memlab.external.langmem_adapter:LangMemStrategy")
-
-_entry_points_loaded = False
 
 
 def strategy_type(name: str) -> Callable[[type], type]:
     """Class decorator: register a strategy type under ``name`` (usable as ``type: name``)."""
-
-    def deco(cls: type) -> type:
-        if name == COMPOSED:
-            raise ValueError(f"{COMPOSED!r} is memlab's own strategy type; choose another name")
-        cls.type_name = name  # type: ignore[attr-defined]
-        existing = STRATEGY_TYPES._entries.get(name)
-        # the same class again (its module imported anew, e.g. a plugin reloaded) replaces itself
-        same = existing is not None and not isinstance(existing, str) and \
-            (existing.__module__, existing.__qualname__) == (cls.__module__, cls.__qualname__)
-        STRATEGY_TYPES.register(name, cls, replace=same)
-        return cls
-
-    return deco
-
-
-def load_strategy_types() -> None:
-    """Strategy types a user installed under the ``memlab.strategies`` entry-point group."""
-    global _entry_points_loaded
-    if _entry_points_loaded:
-        return
-    _entry_points_loaded = True
-    for ep in importlib.metadata.entry_points(group="memlab.strategies"):
-        ep.load()
+    return STRATEGY_TYPES.register(name)
 
 
 def is_external(spec: dict[str, Any] | Any) -> bool:
@@ -130,11 +115,8 @@ def library_info(cls: type) -> dict[str, Any]:
 def resolve_external(name: str, type_name: str, description: str | None, raw: dict[str, Any]) -> dict[str, Any]:
     """Validate a strategy of type ``type_name``: the type exists (did-you-mean), its library is
     installed (else one line naming the extra), and ``raw`` are parameters of its ``Params``."""
-    load_strategy_types()
     cls = STRATEGY_TYPES.get(type_name)
-    Params = getattr(cls, "Params", None)
-    if not (isinstance(Params, type) and issubclass(Params, BaseModel)):
-        raise ValueError(f"strategy type {type_name!r} ({cls.__module__}.{cls.__qualname__}) has no pydantic `Params` model")
+    Params = cls.Params  # checked when the type was registered
     fields = sorted(Params.model_fields)
     for key in raw:
         if key not in Params.model_fields:

@@ -25,6 +25,8 @@ from memlab.strategies.composed import StrategySpec, check_safe_name, resolve_st
 
 
 EXECUTOR_TYPES = ("auto", "serial", "processes", "threads", "ray")
+DEFAULT_RESAMPLES = 1000
+"""``bootstrap:`` when a config does not say: the only value a ``cluster_t`` run may state."""
 
 
 class ExecutorSpec(BaseModel):
@@ -85,7 +87,8 @@ class GateSpec(BaseModel):
         default=True, description="Call a drop a regression only when the paired interval over the same probes "
         "(clustered by user, the run's `intervals:` method) shows it at the given confidence after the Holm "
         "correction over the check's gated comparisons; False: any drop beyond max_drop counts.")
-    bootstrap: int = Field(default=1000, ge=100, le=1_000_000, description="Resamples, when the run's `intervals:` is `bootstrap`.")
+    bootstrap: int = Field(default=DEFAULT_RESAMPLES, ge=100, le=1_000_000, description="Resamples, when the run's "
+                           "`intervals:` is `bootstrap` (refused otherwise).")
     confidence: float = Field(default=0.95, gt=0.5, lt=1.0, description="Confidence of the paired interval; "
                               "1 − confidence is the family-wise error rate of the whole check.")
     correction: Literal["holm", "none"] = Field(
@@ -190,7 +193,8 @@ class RunConfig(BaseModel):
                                             "(all threads of each; with one conversation per user, the first N conversations).")
     seed: int = Field(default=0, ge=0, description="Seed of every random choice of the run (noisy oracles, the "
                       "offline agent's tool reliability, bootstrap resamples).")
-    bootstrap: int = Field(default=1000, ge=0, le=1_000_000, description="Resamples, for `intervals: bootstrap` only.")
+    bootstrap: int = Field(default=DEFAULT_RESAMPLES, ge=0, le=1_000_000, description="Resamples, for `intervals: bootstrap` "
+                           "only (refused with `cluster_t`, which does not resample).")
     intervals: Literal["cluster_t", "bootstrap"] = Field(
         default="cluster_t", description="How every interval is made (docs/metrics.md): `cluster_t`, a cluster-robust "
         "t interval over users (covers ~95% at 4-32 users), or `bootstrap`, the former percentile cluster bootstrap "
@@ -240,6 +244,24 @@ class RunConfig(BaseModel):
                 hint = f" Did you mean {close[0]!r}?" if close else ""
                 raise ValueError(f"unknown role {key!r}.{hint} Roles: {', '.join(ROLE_PURPOSES)}")
         return v
+
+    @model_validator(mode="after")
+    def _bootstrap_only_when_resampling(self) -> RunConfig:
+        """``bootstrap:`` (and ``gate.bootstrap``) is a resample count: a run whose intervals are
+        ``cluster_t`` resamples nothing, so a count given there would be read as doing something it
+        does not — refused rather than ignored."""
+        if self.intervals == "bootstrap":
+            return self
+        given = []
+        if "bootstrap" in self.model_fields_set and self.bootstrap != DEFAULT_RESAMPLES:
+            given.append(f"bootstrap: {self.bootstrap}")
+        if "bootstrap" in self.gate.model_fields_set and self.gate.bootstrap != DEFAULT_RESAMPLES:
+            given.append(f"gate.bootstrap: {self.gate.bootstrap}")
+        if given:
+            raise ValueError(f"{' and '.join(given)}: resamples are used only by `intervals: bootstrap`; this run's "
+                             f"intervals are {self.intervals} (cluster-robust t, no resampling), so the count would "
+                             "change nothing. Remove it, or set `intervals: bootstrap`")
+        return self
 
     @model_validator(mode="after")
     def _judge_once(self) -> RunConfig:
@@ -379,7 +401,7 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Ru
 
 
 
-def notebook_config(config_path: str | Path, strategies: list[str], *, limit: int, bootstrap: int,
+def notebook_config(config_path: str | Path, strategies: list[str], *, limit: int,
                     datasets: list[str] | None = None, workers: int | None = None, output_dir: str = "",
                     name: str | None = None) -> RunConfig:
     """A committed config sliced by a notebook's parameters cell: only ``strategies`` (the
@@ -389,12 +411,23 @@ def notebook_config(config_path: str | Path, strategies: list[str], *, limit: in
     (and a papermill run of it at full size) reads them alike."""
     import tempfile
 
-    overrides: dict[str, Any] = {"limit_conversations": limit or None, "bootstrap": bootstrap,
-                                 "datasets": datasets or None, "name": name,
+    overrides: dict[str, Any] = {"limit_conversations": limit or None, "datasets": datasets or None, "name": name,
                                  "output_dir": output_dir or tempfile.mkdtemp(prefix="memlab-nb-")}
     if workers is not None:
         overrides["executor"] = {"workers": workers}
     return load_config(config_path, overrides).with_strategies(strategies)
+
+def recorded_config(data: dict[str, Any], where: str) -> RunConfig:
+    """A run folder's recorded config (its manifest's ``config``), validated like any config. A run
+    written before ``bootstrap:`` was refused under ``intervals: cluster_t`` may have recorded an
+    inert resample count: it is dropped here (it never changed a number), so the folder stays usable."""
+    data = dict(data)
+    if data.get("intervals", "cluster_t") != "bootstrap":
+        data.pop("bootstrap", None)
+        if isinstance(data.get("gate"), dict):
+            data["gate"] = {k: v for k, v in data["gate"].items() if k != "bootstrap"}
+    return validate_config(data, where)
+
 
 def validate_config(data: dict[str, Any] | RunConfig, where: str = "config") -> RunConfig:
     """Validate a config mapping completely (the same checks ``load_config`` makes)."""

@@ -185,10 +185,6 @@ class RunRecorder:
         for stream in sorted(self._pending):
             self._flush(stream)
 
-    def write_many(self, records: list[tuple[str, dict[str, Any] | BaseModel]]) -> None:
-        for stream, record in records:
-            self.write(stream, record)
-
     def close(self) -> None:
         with self._lock:
             try:

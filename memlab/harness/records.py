@@ -34,6 +34,17 @@ class Record(BaseModel):
     conversation_id: str | None = None
 
 
+class ComponentFailure(BaseModel):
+    """A failure a strategy's component absorbed in a unit (a failed model call it carried on
+    without): which component (``slot:type``), what happened, how often, the first error."""
+
+    model_config = ConfigDict(extra="forbid")
+    component: str
+    what: str
+    count: int
+    example: str = ""
+
+
 class UnitEvent(Record):
     """Start or end of a unit: one strategy × the conversations of one namespace of one dataset."""
 
@@ -45,6 +56,9 @@ class UnitEvent(Record):
     wall_s: float | None = None
     at: str
     resolved: dict[str, Any] | None = None  # end only: the strategy as built (components, store), secrets redacted
+    component_failures: list[ComponentFailure] | None = None
+    """End only: what the strategy's components absorbed (empty: nothing failed; None in older runs and
+    for strategy types that do not report)."""
 
 
 class TurnRecord(Record):

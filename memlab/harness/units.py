@@ -70,10 +70,6 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat()
 
 
-class UnitFailed(Exception):
-    """The unit could not be completed (its error is in the unit's end record)."""
-
-
 class Workbench:
     """What playing units needs, built once per process: datasets, roles, embedder, strategies."""
 
@@ -211,7 +207,7 @@ class UnitPlayer:
         self.emit("units", UnitEvent(event="start", at=now_iso(), **unit_fields))
         t0 = time.perf_counter()
         self._ticked = 0
-        status, error, resolved = "ok", None, None
+        status, error, resolved, strategy = "ok", None, None, None
         self.sink = _CallSink(self.emit, base)
         try:
             with calls.call_scope(**base), calls.call_sink(self.sink):
@@ -230,8 +226,9 @@ class UnitPlayer:
             status, error = "failed", redact_text(f"{type(exc).__name__}: {exc}")
         finally:
             self._advance(unit.turns - self._ticked)
+        report = getattr(strategy, "failure_report", None)  # the components' absorbed failures (composed strategies)
         end = UnitEvent(event="end", at=now_iso(), status=status, error=error, wall_s=round(time.perf_counter() - t0, 3),
-                        resolved=resolved, **unit_fields)
+                        resolved=resolved, component_failures=report() if report is not None else None, **unit_fields)
         self.emit("units", end)
         return end
 

@@ -22,9 +22,7 @@ from memlab.registry import Registry
 @runtime_checkable
 class ChatModel(Protocol):
     model_id: str
-    """Label recorded with every call, e.g. 'heuristic-v1' or 'openai:gpt-4o-mini@http://host/v1'."""
-
-    is_heuristic: bool
+    """Label recorded with every call, e.g. 'offline-1+cb65404e' or 'openai:gpt-4o-mini@http://host/v1'."""
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         """One completion. Raises :class:`memlab.llm.types.ModelError` on failure."""
@@ -147,7 +145,7 @@ def make_model(spec: ModelSpec | dict[str, Any] | None = None, *, budget: Any = 
     the offline stand-in is never wrapped."""
     spec = spec if isinstance(spec, ModelSpec) else ModelSpec.model_validate(spec or {})
     model = MODELS.get(spec.provider)(spec, **context)
-    if budget is not None and not model.is_heuristic:
+    if budget is not None and spec.provider != "offline":  # the offline stand-in costs nothing
         model = budget.wrap(model, spec)
     if spec.cache.mode != "off":
         from memlab.llm.replay import RecordReplayModel

@@ -63,8 +63,6 @@ class OfflineChatModel:
     """Rule-based stand-in for an LLM, versioned by the hash of its source (and of its behaviour
     profile, when that is not the default)."""
 
-    is_heuristic = True
-
     def __init__(self, embedder: Any = None, options: OfflineOptions | None = None,
                  profile: BehaviourProfile | None = None, max_tokens: int | None = 512) -> None:
         self.sim = Similarity(embedder)

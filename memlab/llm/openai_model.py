@@ -48,7 +48,7 @@ from memlab.tokens import count_message_tokens, count_tokens, count_tool_tokens
 
 
 class OpenAIChatModel:
-    is_heuristic = False
+    """A chat model behind an OpenAI-compatible endpoint (the module docstring says what one call does)."""
 
     def __init__(
         self,

@@ -89,7 +89,6 @@ class RecordReplayModel:
         self.path = Path(path)
         self.mode = mode
         self.model_id = inner.model_id
-        self.is_heuristic = inner.is_heuristic
         self._lock = threading.Lock()
         self._entries: dict[str, dict[str, Any]] = {}
         self.hits = 0

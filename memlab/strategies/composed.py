@@ -22,16 +22,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memlab.memory.stores.base import STORES
 from memlab.registry import RegistryError
-from memlab.strategies.answer.modes import _check as check_answer
 from memlab.strategies.answer.modes import answer_from_context
 from memlab.strategies.presets import PRESETS
 from memlab.strategies.base import Answer, MemoryContext, StepOutput, TurnEvent
-from memlab.strategies.slots import (SLOTS, STORE_SLOT, BuildEnv, Component, Params, build_component, declare_slot,
-                                    load_families, ordered_slots)
+from memlab.strategies.slots import (SLOTS, STORE_SLOT, BuildEnv, Component, Needs, Params, build_component,
+                                    declare_slot, load_families, ordered_slots)
 from memlab.strategies.state import Invocation, Query, StrategyState
 from memlab.strategies.tools import MemoryTool
 
-declare_slot(STORE_SLOT, "where long-term memories are stored (a storage backend)", order=0, registry=STORES)
+declare_slot(STORE_SLOT, "where long-term memories are stored (a storage backend)", order=0, registry=STORES, needs=(
+    # a store of facts is written by an extractor and read by a retriever, unless what uses it is
+    # the timekeeper's entries or the episodes
+    Needs("extractor", why="a long-term store needs both an extractor and a retriever", unless=("timekeeper", "episodes")),
+    Needs("retriever", why="a long-term store needs both an extractor and a retriever", unless=("timekeeper", "episodes")),
+))
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+=-]{0,99}$")
 """Strategy and run names become folder names and store namespaces: no path separators or '..'."""
@@ -210,7 +214,7 @@ def resolve_strategy(spec: StrategySpec | dict[str, Any]) -> ResolvedStrategy | 
         cls = slot.registry.get(str(merged["type"]))
         typed[slot.name] = _validate_params(slot.name, str(merged["type"]), cls, merged, spec.name)
         out[slot.name] = typed[slot.name].json()
-    _check_composition(out)
+    apply_needs(out)
     for slot in ordered_slots():  # components the composition rules added (a default consolidator)
         if slot.name != STORE_SLOT and out.get(slot.name) and slot.name not in typed:
             cls = slot.registry.get(str(out[slot.name]["type"]))
@@ -218,29 +222,28 @@ def resolve_strategy(spec: StrategySpec | dict[str, Any]) -> ResolvedStrategy | 
     return ResolvedStrategy(spec.name, preset_name, out["description"], typed, out.get(STORE_SLOT))
 
 
-def _check_composition(out: dict[str, Any]) -> None:
-    """Cross-slot rules: what a component needs from its neighbours."""
+def apply_needs(out: dict[str, Any]) -> None:
+    """The composition rules the slots and components declare (:class:`~memlab.strategies.slots.Needs`),
+    applied to a resolved spec until none changes it: a missing slot with a default is filled in (an
+    extractor's store, its consolidator), one without is refused naming why."""
     name = out["name"]
-    if (out.get("extractor") or out.get("retriever") or out.get("timekeeper")) and not out.get(STORE_SLOT):
-        out[STORE_SLOT] = {"type": "in_memory"}
-    facts = (out.get("extractor"), out.get("retriever"))
-    if (any(facts) or (out.get(STORE_SLOT) and not out.get("timekeeper"))) and not all(facts):
-        raise ValueError(f"strategy {name!r}: a long-term store needs both an extractor and a retriever")
-    if out.get("profile") and not out.get("extractor"):
-        raise ValueError(f"strategy {name!r}: profile {out['profile']['type']!r} is synced from the memories an extractor "
-                         "writes; add an extractor")
-    if out.get("timekeeper") and not out.get("agent"):
-        raise ValueError(f"strategy {name!r}: timekeeper {out['timekeeper']['type']!r} offers tools an agent calls; "
-                         "add an agent slot")
-    if out.get("extractor") and not out.get("consolidator"):
-        out["consolidator"] = {"type": "append"}
-    if (out.get("extractor") or {}).get("type") == "agent_tool" and not out.get("agent"):
-        raise ValueError(f"strategy {name!r}: extractor 'agent_tool' writes through an agent's tools; add an agent slot")
-    if out.get("episodes") and not out.get(STORE_SLOT):
-        out[STORE_SLOT] = {"type": "in_memory"}
-    if (out.get("episodes") or {}).get("capture") == "agent_tool" and not out.get("agent"):
-        raise ValueError(f"strategy {name!r}: episodes captured by 'agent_tool' need an agent slot")
-    check_answer(out)
+    changed = True
+    while changed:
+        changed = False
+        for slot in ordered_slots():
+            spec = out.get(slot.name)
+            if not spec:
+                continue
+            rules = slot.needs
+            if slot.name != STORE_SLOT:
+                rules += slot.registry.get(str(spec["type"])).needs_for(spec)
+            for need in rules:
+                if any(out.get(s) for s in need.unless) or any(out.get(s) for s in need.slots):
+                    continue
+                if need.default is None:
+                    raise ValueError(f"strategy {name!r}: " + need.why.format(type=spec.get("type")))
+                out[need.slots[0]] = {"type": need.default}
+                changed = True
 
 
 def describe_components(resolved: dict[str, Any]) -> str:
@@ -301,8 +304,13 @@ class ComposedStrategy:
             out["store_resolved"] = self.store.describe()
         return out
 
-    def failures(self) -> int:
-        return sum(c.failures for c in self.parts)
+    def failure_report(self) -> list[dict[str, Any]]:
+        """The failures the components absorbed in the current unit: one entry per component and
+        kind of failure (``component`` as ``slot:type``, ``what``, ``count``, an ``example`` error)."""
+        from memlab.redact import redact_text
+
+        return [{"component": f"{c.slot}:{c.type_name}", "what": what, "count": f.count, "example": redact_text(f.example)}
+                for c in self.parts for what, f in sorted(c.failures.items())]
 
     # -- lifecycle -------------------------------------------------------------------------------
     def begin_unit(self, namespace: str) -> None:
@@ -315,6 +323,7 @@ class ComposedStrategy:
         if self.store is not None:
             self.store.reset(st.namespace)
         for c in self.parts:
+            c.failures = {}  # a unit's record counts its own failures (the strategy object serves many units)
             c.begin_unit(st)
 
     def begin_conversation(self, conversation_id: str) -> StepOutput:

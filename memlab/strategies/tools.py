@@ -12,7 +12,7 @@ queries, not part of the conversation).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -43,9 +43,3 @@ def object_schema(required: list[str] | None = None, **props: tuple[str, str]) -
     }
 
 
-@dataclass
-class ToolResult:
-    observation: str
-    ok: bool = True
-    error: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)

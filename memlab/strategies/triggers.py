@@ -9,6 +9,11 @@ an agent's steps for working memory — and says when to fold the older ones int
   the compressor then guarantees the list is at most ``max_tokens`` after compressing.
 - ``agent_driven``: only when the agent asks (its ``compress_memory`` tool).
 
+Triggers are a registry (:data:`TRIGGERS`): a plugin adds one with :func:`trigger` on a
+:class:`Trigger` subclass whose ``Params`` (a :class:`TriggerParams`) has ``type: Literal[<name>]``,
+and a config names it like a built-in one — the spec's union is built from the registry
+(:data:`TriggerSpec`).
+
 :class:`Compressor` owns the list, the summary and the accounting: every compression is a
 :class:`~memlab.strategies.base.CompressionEvent` with the trigger, step, tokens before/after and
 the turn ids folded in, which is what evidence survival is scored from.
@@ -18,15 +23,26 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from memlab.registry import Registry
+from memlab.registry import Registry, RegistryError
 from memlab.strategies.base import CompressionEvent
 from memlab.tokens import count_tokens, truncate_tokens
 
-TRIGGERS: Registry[type[Trigger]] = Registry("compression trigger")
+
+def _check_trigger(name: str, cls: Any) -> None:
+    """A trigger is a :class:`Trigger` whose spec (``Params``) names it in its ``type`` field."""
+    if not (isinstance(cls, type) and issubclass(cls, Trigger)):
+        raise RegistryError(f"compression trigger {name!r}: {cls!r} is not a Trigger subclass")
+    field = cls.Params.model_fields.get("type") if issubclass(cls.Params, TriggerParams) else None
+    if field is None or field.default != name:
+        raise RegistryError(f"compression trigger {name!r}: its Params must be a TriggerParams subclass with "
+                            f"`type: Literal[{name!r}] = {name!r}` (the discriminator a config names it by)")
+
+
+TRIGGERS: Registry[type[Trigger]] = Registry("compression trigger", stamp="type_name", check=_check_trigger)
 
 
 class TriggerParams(BaseModel):
@@ -68,13 +84,9 @@ class Trigger:
         return f"{self.type_name}({params})" if params else self.type_name
 
 
-def _trigger(name: str):
-    def deco(cls):
-        cls.type_name = name
-        TRIGGERS.register(name, cls)
-        return cls
-
-    return deco
+def trigger(name: str) -> Any:
+    """Class decorator: register a :class:`Trigger` under ``name`` (a plugin's as well as memlab's)."""
+    return TRIGGERS.register(name)
 
 
 class NeverSpec(TriggerParams):
@@ -95,7 +107,7 @@ class AgentDrivenSpec(TriggerParams):
     type: Literal["agent_driven"] = "agent_driven"
 
 
-@_trigger("never")
+@trigger("never")
 class Never(Trigger):
     """Never compress: the list only grows."""
 
@@ -105,7 +117,7 @@ class Never(Trigger):
         return False
 
 
-@_trigger("every_n_steps")
+@trigger("every_n_steps")
 class EveryNSteps(Trigger):
     """Compress at steps n, 2n, 3n, … of the list."""
 
@@ -115,7 +127,7 @@ class EveryNSteps(Trigger):
         return steps > 0 and steps % self.params.n == 0
 
 
-@_trigger("token_threshold")
+@trigger("token_threshold")
 class TokenThreshold(Trigger):
     """Compress on the step that takes the list over max_tokens; never leave it above after compressing."""
 
@@ -129,7 +141,7 @@ class TokenThreshold(Trigger):
         return tokens > self.params.max_tokens
 
 
-@_trigger("agent_driven")
+@trigger("agent_driven")
 class AgentDriven(Trigger):
     """Compress only when the agent calls its compress_memory tool."""
 
@@ -139,23 +151,10 @@ class AgentDriven(Trigger):
         return requested
 
 
-TriggerSpec = Annotated[Union[NeverSpec, EveryNStepsSpec, TokenThresholdSpec, AgentDrivenSpec], Field(discriminator="type")]
-"""A trigger as a config names it, typed: the discriminated union of the triggers' specs."""
-
-
-def trigger_shorthand(value: Any) -> Any:
-    """``"never"`` (a bare name) and None are short for ``{type: never}``; a spec object passes as is.
-    Used as the ``before`` validator of every field typed :data:`TriggerSpec`."""
-    if value is None:
-        return {"type": "never"}
-    if isinstance(value, str):
-        if value not in TRIGGERS:
-            TRIGGERS.get(value)  # raises "Unknown compression trigger ... Did you mean ...?"
-        return {"type": value}
-    if isinstance(value, dict) and "type" in value and value["type"] not in TRIGGERS:
-        TRIGGERS.get(str(value["type"]))
-    return value
-
+TriggerSpec = TRIGGERS.tagged(TriggerParams, none="never")
+"""A trigger as a config names it, typed: the union of the registered triggers' specs, discriminated
+by ``type`` (a bare name and None — ``never`` — are short forms). Built from :data:`TRIGGERS` when a
+value is validated, so a plugin's trigger resolves like a built-in one."""
 
 _ADAPTER = TypeAdapter(TriggerSpec)
 
@@ -165,14 +164,15 @@ def resolve_trigger(spec: dict[str, Any] | str | TriggerParams | None) -> Trigge
     if isinstance(spec, TriggerParams):
         return spec
     try:
-        return _ADAPTER.validate_python(trigger_shorthand(spec))
+        return _ADAPTER.validate_python(spec)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'][1:] or e['loc'])) or '(params)'}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(params)'}: {e['msg']}" for e in exc.errors())
         raise ValueError(f"trigger: {problems}") from None
 
 
-def make_trigger(spec: TriggerParams) -> Trigger:
-    """The trigger object for a typed spec (no validation: the spec was validated when the config was)."""
+def make_trigger(spec: TriggerParams | dict[str, Any] | str | None) -> Trigger:
+    """The trigger object for a typed spec (no validation: the spec was validated when the config was;
+    a mapping or a name from a direct caller is validated here)."""
     if not isinstance(spec, TriggerParams):
         spec = resolve_trigger(spec)
     return TRIGGERS.get(spec.type)(spec)
@@ -212,7 +212,6 @@ class Compressor:
         self.summary_tokens = 0
         self.summary_sources: list[str] = []
         self.steps = 0
-        self.failures = 0
 
     @property
     def tokens(self) -> int:
@@ -243,8 +242,7 @@ class Compressor:
         try:
             res = self.summarize(previous_summary=self.summary, messages="\n".join(e.text for e in fold))
             summary = str(res.get("summary") or "").strip()
-        except RoleFailure as exc:
-            self.failures += 1
+        except RoleFailure as exc:  # the component that owns this list records the failure
             return CompressionEvent(self.component, self.trigger.label(), self.steps, before, before,
                                     [t for e in fold for t in e.turn_ids], self.summary, list(self.summary_sources),
                                     ok=False, reason=f"summariser failed: {exc}")

@@ -24,7 +24,7 @@ import pandas as pd
 from memlab.analysis.baseline import ProbeOutcome, load_baseline, probe_outcomes
 from memlab.analysis.flips import flipped, gated_column_names
 from memlab.analysis.html_report import failure_reasons
-from memlab.analysis.metric_registry import METRICS, load_definitions
+from memlab.analysis.metric_registry import METRICS
 from memlab.analysis.metrics import explain_probe
 from memlab.analysis.results import score_missed
 from memlab.redact import redact_text
@@ -54,7 +54,6 @@ def _clip(text: Any, n: int) -> str:
 
 def metric_catalogue() -> list[dict[str, Any]]:
     """Every registered metric: name, description, direction, aggregation, levels."""
-    load_definitions()
     return [{"name": n, "description": m.description, "higher_is_better": m.higher_is_better,
              "aggregation": m.aggregation, "levels": [list(lv) for lv in m.levels], "scores_answer": m.scores_answer}
             for n in METRICS.names() for m in [METRICS.get(n)]]

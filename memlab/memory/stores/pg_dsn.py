@@ -9,6 +9,7 @@ password. (Re-exported by :mod:`memlab.memory.stores.postgres`.)
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from memlab.memory.stores.base import StoreError
@@ -23,7 +24,6 @@ def resolve_dsn(dsn: str | None = None) -> str:
     env = os.environ.get("MEMLAB_PG_DSN")
     if env:
         return env
-    from memlab.memory.stores.pgserver import find_dsn_file
 
     f = find_dsn_file()
     if f is not None:
@@ -119,3 +119,16 @@ def _dsn_password(dsn: str) -> str | None:
     except Exception:
         pass
     return dsn_password(dsn)
+
+
+def find_dsn_file() -> Path | None:
+    """The ``dsn`` file ``scripts/pg.sh start`` writes: ``$MEMLAB_PG_HOME/dsn``, ``./.memlab/pg/dsn`` or
+    the checkout's (the server manager itself is a script: the library only reads what it wrote)."""
+    import os
+
+    candidates = []
+    if os.environ.get("MEMLAB_PG_HOME"):
+        candidates.append(Path(os.environ["MEMLAB_PG_HOME"]).expanduser() / "dsn")
+    checkout = Path(__file__).resolve().parents[3]  # memlab/memory/stores/pg_dsn.py -> the checkout
+    candidates += [Path.cwd() / ".memlab" / "pg" / "dsn", checkout / ".memlab" / "pg" / "dsn"]
+    return next((c for c in candidates if c.is_file()), None)

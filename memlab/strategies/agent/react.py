@@ -25,19 +25,19 @@ import functools
 import json
 from typing import Any, Literal
 import orjson
-from pydantic import Field, field_validator
+from pydantic import Field
 from memlab.strategies.base import AgentStep, ContextLine, ContextSection, TurnEvent
 from memlab.strategies.slots import Component, Params, component
 from memlab.strategies.state import Invocation, Query, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
 from memlab.strategies.summarizers import make_summarizer
-from memlab.strategies.triggers import Compressor, Entry, NeverSpec, TriggerSpec, make_trigger, trigger_shorthand
+from memlab.strategies.triggers import Compressor, Entry, NeverSpec, TriggerSpec, make_trigger
 
 
 class _WorkingMemory(Params):
     trigger: TriggerSpec = Field(default_factory=NeverSpec)
     """When to compress working memory: never | every_n_steps(n) | token_threshold(max_tokens) | agent_driven
-    (a typed spec, validated once with the config and handed to the trigger as it is)."""
+    | a plugin's trigger (a typed spec, validated once with the config and handed to the trigger as it is)."""
     keep_recent: int = Field(default=4, ge=0)
     """Steps kept raw when working memory is compressed."""
     budget_tokens: int = Field(default=2000, ge=1)
@@ -45,11 +45,6 @@ class _WorkingMemory(Params):
     summarizer: Literal["model", "verbatim", "planted_lossy"] = "model"
     """What folds the steps: the model's compress role (the design); ``verbatim`` (lossless) and
     ``planted_lossy`` (drops every value) are instruments that bracket it (memlab suite-check)."""
-
-    @field_validator("trigger", mode="before")
-    @classmethod
-    def _shorthand(cls, v: Any) -> Any:
-        return trigger_shorthand(v)
 
 
 class _ReactParams(Params):
@@ -96,7 +91,8 @@ class ReactAgent(Component):
         comp = self.memory.maybe_compress()  # automatic triggers (agent_driven compresses inside the loop)
         if comp is not None:
             state.compressed(comp)
-            self.failures += 0 if comp.ok else 1
+            if not comp.ok:
+                self.failed("working-memory compression failed; steps kept", comp.reason)
 
     def _start_invocation(self, event: TurnEvent, state: StrategyState) -> None:
         """Working memory starts empty; the context (conversation memory, long-term memories
@@ -128,7 +124,7 @@ class ReactAgent(Component):
             return "nothing to compress (only the most recent steps are in working memory)"
         state.compressed(comp)
         if not comp.ok:
-            self.failures += 1
+            self.failed("working-memory compression failed; steps kept", comp.reason)
             return f"compression failed: {comp.reason}"
         return f"compressed: {comp.tokens_before} → {comp.tokens_after} tokens"
 
@@ -145,7 +141,7 @@ class ReactAgent(Component):
                                                 working_memory=self._render(), memory_status=self._status(),
                                                 tools=[_dspy_tool(t) for t in tools.values()])
             except RoleFailure as exc:
-                self.failures += 1
+                self.failed("agent step call failed; the step ended", exc)
                 state.acted(AgentStep(self.step, "(agent call)", {}, ok=False, error=str(exc)[:300]))
                 return
             made = _calls(out)

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 from pydantic import Field
 from memlab.strategies.base import AgentStep, Answer, ContextLine, ContextSection, MemoryContext
-from memlab.strategies.slots import Component, Params, component
+from memlab.strategies.slots import Component, Needs, Params, component
 from memlab.strategies.state import Query
 
 
@@ -45,6 +45,9 @@ class InjectAnswer(Component):
 @component("answer", "tools")
 class ToolAnswer(Component):
     """Search when asked: no long-term memory injected; the agent searches it with read-only tools, then answers."""
+
+    needs = (Needs(("retriever", "episodes"), why="answer 'tools' searches long-term memory with read-only tools, so "
+                   "it needs a retriever (or episodes) to search; add one, or answer by 'inject'"),)
 
     class Params(Params):
         max_rounds: int = Field(default=3, ge=1)
@@ -69,7 +72,7 @@ class ToolAnswer(Component):
                     tools=[_dspy_tool(t) for t in tools.values()])
             except RoleFailure as exc:
                 steps.append(AgentStep(round_, "(search call)", {}, ok=False, error=str(exc)[:300], phase="probe"))
-                self.failures += 1
+                self.failed("search call failed; answered from what was found", exc)
                 break
             made = _calls(out)
             for bad in out.get("tool_call_errors") or []:
@@ -118,11 +121,4 @@ def answer_from_context(roles: Any, ctx: MemoryContext, question: str, now: date
         return Answer(ctx, None, error=str(exc), latency_s=time.perf_counter() - t0)
 
 
-def _check(resolved: dict[str, Any]) -> None:
-    """``tools`` needs something to search: a long-term memory component."""
-    if (resolved.get("answer") or {}).get("type") == "tools" and not any(resolved.get(s) for s in LONG_TERM_SLOTS):
-        raise ValueError(f"strategy {resolved['name']!r}: answer 'tools' searches long-term memory with read-only "
-                         "tools, so it needs a retriever (or episodes) to search; add one, or answer by 'inject'")
-
-
-__all__ = ["FOUND_TITLE", "InjectAnswer", "LONG_TERM_SLOTS", "ToolAnswer", "_check"]
+__all__ = ["FOUND_TITLE", "InjectAnswer", "LONG_TERM_SLOTS", "ToolAnswer"]

@@ -51,15 +51,22 @@ class Reconcile(Consolidator):
             return
         try:
             res = self.env.roles.reconcile(new_fact=cand.text, existing=[h.item.text for h in hits])
-        except RoleFailure:
-            self.failures += 1  # fall back to keeping the information
+        except RoleFailure as exc:  # fall back to keeping the information
+            self.failed("reconcile call failed; candidate added", exc)
             self._add(state, cand, vec, "reconcile failed; added")
             return
         action = str(res.get("action", "ADD")).upper()
-        target = res.get("target")
-        target = int(target) if isinstance(target, (int, float, str)) and str(target).lstrip("-").isdigit() else -1
+        raw = res.get("target")
+        target = int(raw) if isinstance(raw, (int, float, str)) and str(raw).lstrip("-").isdigit() else -1
         hit = hits[target] if 0 <= target < len(hits) else None
-        if action == "UPDATE" and hit is not None:
+        if action in ("UPDATE", "DELETE") and hit is None:
+            # the decision names no memory it was shown: the candidate is kept, and the record says why
+            # (an ADD here is the fallback, not the role's decision)
+            shown = f"{len(hits)} memor{'y' if len(hits) == 1 else 'ies'} shown"
+            self.failed("reconcile decision with an invalid target; candidate added", f"{action} target {raw!r}, {shown}")
+            self._add(state, cand, vec, f"reconcile: {action} with an invalid target ({raw!r}; {shown}); added")
+            return
+        if action == "UPDATE":
             old = hit.item
             merged = str(res.get("merged") or cand.text).strip()
             new = old.model_copy(update={
@@ -72,7 +79,7 @@ class Reconcile(Consolidator):
             state.emit(MemoryEvent(op=Op.UPDATE, item_id=old.id, namespace=ns, kind=new.kind, text=merged,
                                    previous_text=old.text, source_turn_ids=new.source_turn_ids,
                                    reason="reconcile: update", store=store.name))
-        elif action == "DELETE" and hit is not None:
+        elif action == "DELETE":
             old = hit.item
             store.update(old.model_copy(update={"valid": False, "updated_at": state.now}))
             state.emit(MemoryEvent(op=Op.DELETE, item_id=old.id, namespace=ns, kind=old.kind, text=cand.text,

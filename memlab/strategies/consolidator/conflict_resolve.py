@@ -134,8 +134,8 @@ class ConflictResolve(Consolidator):
                 try:
                     if self.env.roles.same_fact(existing=h.item.text, new=cand.text).get("same"):
                         kind = "general_contradiction"
-                except RoleFailure:
-                    self.failures += 1
+                except RoleFailure as exc:
+                    self.failed("same-fact check failed; no general contradiction assumed", exc)
             if kind is not None:
                 out.append((h, kind))
         return out

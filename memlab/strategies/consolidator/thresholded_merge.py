@@ -63,8 +63,8 @@ class ThresholdedMerge(Consolidator):
         for hit in (h for h in hits if h.score >= p.check_low):
             try:
                 same = bool(self.env.roles.same_fact(existing=hit.item.text, new=cand.text).get("same"))
-            except RoleFailure:
-                self.failures += 1
+            except RoleFailure as exc:
+                self.failed("same-fact check failed; compared with the next memory", exc)
                 continue
             if same:
                 self.merge(state, cand, vec, hit, f"same-fact check: same (cos={hit.score:.3f} in [{p.check_low}, {p.auto_update}))")
@@ -90,8 +90,8 @@ class ThresholdedMerge(Consolidator):
             return
         try:
             text = str(self.env.roles.compose(existing=old.text, new=cand.text).get("summary") or "").strip() or cand.text
-        except RoleFailure:
-            self.failures += 1
+        except RoleFailure as exc:
+            self.failed("compose call failed; the newer statement kept", exc)
             text = cand.text  # the seed's deterministic fallback: keep the newer statement
         meta = {**old.metadata, **cand.metadata, "date": state.now.date().isoformat()}
         if cand.importance is not None:

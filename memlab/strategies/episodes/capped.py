@@ -79,8 +79,8 @@ class CappedEpisodes(Component):
             return
         try:
             res = self.env.roles.summarize(previous_summary="", messages="\n".join(e.line for e in self.messages))
-        except RoleFailure:
-            self.failures += 1
+        except RoleFailure as exc:
+            self.failed("episode summary call failed; no episode", exc)
             return
         summary = str(res.get("summary") or "").strip()
         if not summary:

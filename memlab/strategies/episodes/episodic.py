@@ -14,11 +14,11 @@ similar episodes are injected ("Relevant past episodes"); the agent may also cal
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 from pydantic import Field
 from memlab.memory.item import MemoryEvent, MemoryItem, Op
 from memlab.strategies.base import ContextLine, ContextSection
-from memlab.strategies.slots import Component, Params, component
+from memlab.strategies.slots import Component, Needs, Params, component
 from memlab.strategies.state import Invocation, Query, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
 
@@ -53,6 +53,12 @@ class EpisodicMemory(Component):
         "recall_episodes": "Find past episodes similar to a query (have I solved this kind of problem before?).",
     }
 
+    @classmethod
+    def needs_for(cls, spec: dict[str, Any]) -> tuple[Needs, ...]:
+        if spec.get("capture") == "agent_tool":  # recorded only when the agent calls record_episode
+            return (Needs("agent", why="episodes captured by 'agent_tool' need an agent slot"),)
+        return ()
+
     def space(self, state: StrategyState) -> str:
         return f"{state.namespace}#episodes"
 
@@ -70,8 +76,8 @@ class EpisodicMemory(Component):
         transcript = "\n".join(f"[{e.turn.id}] {speaker_label(e)}: {e.turn.text}" for e in invocation.events)
         try:
             out = self.env.roles.record_episode(transcript=transcript)
-        except RoleFailure:
-            self.failures += 1
+        except RoleFailure as exc:
+            self.failed("episode recording call failed; no episode", exc)
             return
         steps = [str(s) for s in out.get("key_steps") or []]
         self._write(state, episode_text(str(out.get("goal") or ""), steps, str(out.get("outcome") or ""),

@@ -21,6 +21,10 @@ what it does to the store."""
 
 from __future__ import annotations
 
-from memlab.strategies.slots import declare_slot
+from memlab.strategies.slots import Needs, declare_slot
 
-declare_slot("extractor", "how long-term memory candidates are proposed", order=30)
+declare_slot("extractor", "how long-term memory candidates are proposed", order=30, needs=(
+    Needs("store", default="in_memory"),  # candidates become memories in a store (in memory unless given)
+    Needs("retriever", why="a long-term store needs both an extractor and a retriever"),
+    Needs("consolidator", default="append"),  # how a candidate changes the store: ADD unless given
+))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memlab.memory.item import MemoryEvent, Op
-from memlab.strategies.slots import Component, component
+from memlab.strategies.slots import Component, Needs, component
 from memlab.strategies.state import Candidate, StrategyState
 from memlab.strategies.tools import MemoryTool, object_schema
 
@@ -17,6 +17,7 @@ class AgentToolExtractor(Component):
         "update_fact": "Replace the text of a stored fact (by its id from retrieve_facts) with a corrected one.",
         "delete_fact": "Retract a stored fact (by its id from retrieve_facts) that is no longer true.",
     }
+    needs = (Needs("agent", why="extractor 'agent_tool' writes through an agent's tools; add an agent slot"),)
 
     def tools(self, state: StrategyState) -> list[MemoryTool]:
         def cite() -> list[str]:  # a call made while a turn is being taken in cites that turn

@@ -41,8 +41,8 @@ class PerMessage(Component):
         try:
             res = self.env.roles.extract(message=event.turn.text, speaker=speaker_label(event), context=context,
                                          date=event.timestamp.date().isoformat())
-        except RoleFailure:
-            self.failures += 1
+        except RoleFailure as exc:
+            self.failed("extraction call failed; message not extracted", exc)
             return []
         facts = [str(f).strip() for f in res.get("facts") or [] if str(f).strip()]
         return [Candidate(f, kind, [event.turn.id], importance) for f in facts]

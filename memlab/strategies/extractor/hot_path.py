@@ -38,8 +38,8 @@ class HotPathGate(Component):
         try:
             res = self.env.roles.classify_memory(recent_user_turns=[e.turn.text for e in self.recent],
                                                  speaker=speaker_label(event))
-        except RoleFailure:
-            self.failures += 1
+        except RoleFailure as exc:
+            self.failed("classification call failed; message not kept", exc)
             return
         summary = str(res.get("summary") or "").strip()
         if not res.get("should_create") or not summary:

@@ -29,8 +29,8 @@ class GatedExtractor(PerMessage):
     def propose(self, event: TurnEvent) -> list[Candidate]:
         try:
             verdict = self.env.roles.gate(message=event.turn.text, speaker=speaker_label(event))
-        except RoleFailure:
-            self.failures += 1
+        except RoleFailure as exc:
+            self.failed("gate call failed; message not extracted", exc)
             return []
         importance = float(verdict.get("importance") or 0)
         if not verdict.get("remember") or importance < self.params.min_importance:
@@ -62,8 +62,8 @@ class PostPassExtractor(Component):
         transcript = "\n".join(f"[{e.turn.id}] {speaker_label(e)}: {e.turn.text}" for e in events)
         try:
             res = self.env.roles.extract_invocation(transcript=transcript, date=events[0].timestamp.date().isoformat())
-        except RoleFailure:
-            self.failures += 1
+        except RoleFailure as exc:
+            self.failed("invocation extraction call failed; nothing extracted", exc)
             return
         known = {e.turn.id for e in events}
         for fact in res.get("facts") or []:

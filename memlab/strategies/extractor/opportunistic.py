@@ -41,8 +41,8 @@ class OpportunisticLearning(Component):
         response = "\n".join(e.turn.text for e in invocation.events if e.turn.role == "assistant")
         try:
             res = self.env.roles.analyze_learning(user_input=user.turn.text, response=response, triggered_categories=triggered)
-        except RoleFailure:
-            self.failures += 1  # learning failures never affect the conversation
+        except RoleFailure as exc:  # learning failures never affect the conversation
+            self.failed("learning analysis call failed; nothing learned", exc)
             return
         for raw in res.get("candidates") or []:
             c = raw.model_dump() if hasattr(raw, "model_dump") else dict(raw)

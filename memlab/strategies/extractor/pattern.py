@@ -113,8 +113,8 @@ class PatternExtractor(Component):
         if self.params.summary == "model":
             try:
                 res = self.env.roles.summarize(previous_summary="", messages="\n".join(ev.line for ev in batch))
-            except RoleFailure:
-                self.failures += 1
+            except RoleFailure as exc:
+                self.failed("summary call failed; stored without a summary", exc)
                 return ""
             return str(res.get("summary") or "").strip()
         firsts = [SENTENCE_END.split(ev.turn.text.strip())[0] for ev in batch if ev.turn.role in self.params.roles]

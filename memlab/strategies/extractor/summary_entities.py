@@ -163,8 +163,8 @@ class SummaryEntities(Component):
             res = self.env.roles.summarize_entities(
                 previous_summary=self.summary or NO_PREVIOUS, messages=messages, entity_memory=self.graph(state, messages),
                 **({"config": {"max_tokens": self.params.max_tokens}} if self.params.max_tokens else {}))
-        except RoleFailure:
-            self.failures += 1  # the seed falls back to the existing memory
+        except RoleFailure as exc:  # the seed falls back to the existing memory
+            self.failed("summary-with-entities call failed; batch kept for the next pass", exc)
             self.pending = batch + self.pending
             return
         turn_ids = [e.turn.id for e in batch]

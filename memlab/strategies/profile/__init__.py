@@ -6,6 +6,8 @@ The slot is declared here; the components and their design notes are in
 
 from __future__ import annotations
 
-from memlab.strategies.slots import declare_slot
+from memlab.strategies.slots import Needs, declare_slot
 
-declare_slot("profile", "a structured user profile synced from memories and injected as one line", order=50)
+declare_slot("profile", "a structured user profile synced from memories and injected as one line", order=50, needs=(
+    Needs("extractor", why="profile {type!r} is synced from the memories an extractor writes; add an extractor"),
+))

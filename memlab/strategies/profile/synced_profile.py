@@ -100,8 +100,8 @@ class SyncedProfile(Component):
         current = read_profile(state.store, state.namespace)
         try:
             res = self.env.roles.sync_profile(memory=memory.text, profile=current)
-        except RoleFailure:
-            self.failures += 1  # a failed sync leaves the profile as it was (the seed's background task)
+        except RoleFailure as exc:  # a failed sync leaves the profile as it was (the seed's background task)
+            self.failed("profile sync call failed; profile left as it was", exc)
             return
         proposed = res.get("updates") or {}
         changes = {f: " ".join(str(v).split()) for f, v in dict(proposed).items()

@@ -13,6 +13,9 @@ which lists memories with their ids so the agent can update or delete them."""
 
 from __future__ import annotations
 
-from memlab.strategies.slots import declare_slot
+from memlab.strategies.slots import Needs, declare_slot
 
-declare_slot("retriever", "which long-term memories are injected for a question", order=80)
+declare_slot("retriever", "which long-term memories are injected for a question", order=80, needs=(
+    Needs("store", default="in_memory"),
+    Needs("extractor", why="a long-term store needs both an extractor and a retriever"),
+))

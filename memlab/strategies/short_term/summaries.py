@@ -7,7 +7,7 @@ from pydantic import Field, field_validator
 from memlab.memory.item import MemoryEvent, Op
 from memlab.strategies.base import ContextLine, ContextSection, TurnEvent
 from memlab.strategies.slots import Component, Params, component
-from memlab.strategies.triggers import Compressor, EveryNStepsSpec, Entry, TriggerSpec, make_trigger, trigger_shorthand
+from memlab.strategies.triggers import Compressor, EveryNStepsSpec, Entry, TriggerSpec, make_trigger
 
 
 class _SummarizingParams(Params):
@@ -15,11 +15,6 @@ class _SummarizingParams(Params):
     """When to compress (a typed trigger spec: never | every_n_steps | token_threshold)."""
     keep_recent: int = Field(default=10, ge=0)
     """Messages kept verbatim after a compression."""
-
-    @field_validator("trigger", mode="before")
-    @classmethod
-    def _shorthand(cls, v: Any) -> Any:
-        return trigger_shorthand(v)
 
     @field_validator("trigger")
     @classmethod
@@ -54,7 +49,7 @@ class Summarizing(Component):
             return
         state.compressed(comp)
         if not comp.ok:
-            self.failures += 1
+            self.failed("compression failed; messages kept", comp.reason)
             return
         state.emit(MemoryEvent(op=Op.UPDATE if previous else Op.ADD, item_id="summary", namespace=state.namespace,
                                kind="summary", text=comp.summary, previous_text=previous or None,
@@ -116,8 +111,8 @@ class InvocationSummaries(Component):
             return
         try:
             res = self.env.roles.summarize(previous_summary="", messages=invocation.transcript)
-        except RoleFailure:
-            self.failures += 1
+        except RoleFailure as exc:
+            self.failed("invocation summary call failed; no summary", exc)
             return
         text = str(res.get("summary") or "").strip()
         if not text:

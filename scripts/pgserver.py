@@ -37,7 +37,10 @@ read-only copy of that tree. ``MEMLAB_PG_SYSTEM_DIR`` overrides the base directo
 
 CLI (``scripts/pg.sh`` wraps it)::
 
-    python -m memlab.memory.stores.pgserver start|stop|status|dsn [--home DIR] [--port N]
+    python scripts/pgserver.py start|stop|status|dsn [--home DIR] [--port N]
+
+A development tool, not part of the library: memlab's Postgres store only reads the DSN file this
+writes (:func:`memlab.memory.stores.postgres.resolve_dsn`), so ``import memlab`` never needs it.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+
 DEFAULT_PORT = 54329
 SYSTEM_USER = "pgserver"
 SYSTEM_DIR = Path("/var/lib/memlab-pgserver")
@@ -72,13 +76,22 @@ _HBA = (
 )
 
 
+def redact_dsn(dsn: str) -> str:
+    """The DSN (or a message quoting one) with its password masked by memlab's one rule
+    (:mod:`memlab.redact`): a DSN on its own is masked whole (spaces included), a message by its
+    structure, and every password memlab has seen wherever it is."""
+    from memlab.redact import redact, redact_text
+
+    return redact_text(redact(dsn))
+
+
 class PgServerError(RuntimeError):
     """The server could not be initialised, started or stopped; the message carries the log tail."""
 
 
 def project_root() -> Path:
-    """The checkout this module lives in (memlab/memory/stores/pgserver.py -> 3 levels up)."""
-    return Path(__file__).resolve().parents[3]
+    """The checkout this script lives in (scripts/pgserver.py -> 1 level up)."""
+    return Path(__file__).resolve().parents[1]
 
 
 def default_home() -> Path:
@@ -106,27 +119,6 @@ def data_dir(home: Path) -> Path:
 def make_dsn(port: int, password: str | None = None, host: str = "127.0.0.1") -> str:
     auth = f"{DB_USER}:{password}" if password else DB_USER
     return f"postgresql://{auth}@{host}:{port}/{DB_NAME}"
-
-
-def redact_dsn(dsn: str) -> str:
-    """The DSN (or a message quoting one) with its password masked by memlab's one rule
-    (:mod:`memlab.redact`): a DSN on its own is masked whole (spaces included), a message by its
-    structure, and every password memlab has seen wherever it is."""
-    from memlab.redact import redact, redact_text
-
-    return redact_text(redact(dsn))
-
-
-def find_dsn_file() -> Path | None:
-    """The ``dsn`` file written by ``pg.sh start``: ``$MEMLAB_PG_HOME``, ``./.memlab/pg`` or the checkout's."""
-    candidates = []
-    if os.environ.get("MEMLAB_PG_HOME"):
-        candidates.append(Path(os.environ["MEMLAB_PG_HOME"]).expanduser() / "dsn")
-    candidates += [Path.cwd() / ".memlab" / "pg" / "dsn", project_root() / ".memlab" / "pg" / "dsn"]
-    for c in candidates:
-        if c.is_file():
-            return c
-    return None
 
 
 @dataclass
