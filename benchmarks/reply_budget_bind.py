@@ -58,7 +58,7 @@ def main() -> None:
     from memlab.harness.runner import Runner
 
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = load_config(args.config, {"output_dir": tmp, "limit_conversations": args.limit, "bootstrap": 0,
+        cfg = load_config(args.config, {"output_dir": tmp, "limit_conversations": args.limit,
                                         "embedding_cache": None})
         Runner(cfg, progress=False).run()
     budget.fit = real_fit

@@ -184,6 +184,27 @@ def test_changed_dataset_exits_2_before_running(base, tmp_path, capsys):
     assert not (tmp_path / "results").exists()  # nothing was run
 
 
+def test_a_changed_model_exits_2_before_running(base, tmp_path, capsys):
+    """The run's models are described before anything is played: a baseline pinned to another
+    version of the offline model (what a change to its code makes) is refused without a run, and
+    the refusal names the role and both versions; --allow-model-change lets the run go ahead."""
+    pinned = json.loads(Path(base["baseline"]).read_text())
+    old = pinned["models"]["default"]
+    pinned["models"] = {role: "offline:offline-1+00000000" for role in pinned["models"]}
+    other = tmp_path / "other-model.json"
+    other.write_text(json.dumps(pinned))
+    config = write_config(tmp_path, base["dataset"], "gatemodel")
+    code = main(["check", str(config), "--baseline", str(other), "--no-progress"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == EXIT_CANNOT_COMPARE
+    assert f"default: offline:offline-1+00000000 → {old}" in out and "on_model_change is 'error'" in out
+    assert not (tmp_path / "results").exists()  # nothing was run
+    # told to gate a model change: on dev data only for the offline model (the firewall) — this
+    # dataset is eval data, so the run is still refused after it is played
+    assert main(["check", str(config), "--baseline", str(other), "--no-progress", "--allow-model-change"]) == EXIT_CANNOT_COMPARE
+    assert "evaluation firewall" in " ".join(capsys.readouterr().out.split())
+
+
 def test_judge_prompt_and_metric_definition_changes_exit_2_model_change_refused_unless_allowed(base):
     old = load_baseline(base["baseline"])
     new = make_baseline(base["run_dir"])
@@ -241,7 +262,9 @@ def test_a_run_stopped_by_a_dead_endpoint_exits_2_without_leaking_the_key(base, 
                     "max_attempts": 1, "breaker_failures": 1, "connect_timeout_s": 1, "timeout_s": 2}
     config.write_text(yaml.safe_dump(cfg))
     md = tmp_path / "dead.md"
-    code = main(["check", str(config), "--baseline", str(base["baseline"]), "--markdown", str(md), "--no-progress"])
+    # a model change (offline → the endpoint) is refused before running unless allowed: allowed here, the run starts
+    code = main(["check", str(config), "--baseline", str(base["baseline"]), "--markdown", str(md), "--no-progress",
+                 "--allow-model-change"])
     captured = capsys.readouterr()
     assert code == EXIT_CANNOT_COMPARE, captured.out + captured.err
     assert "the run failed" in captured.out and "is down" in captured.out

@@ -1,8 +1,8 @@
 """Every preset's cost per turn stays flat as a conversation grows (issue 22).
 
-A 2,000-turn LoCoMo-shaped conversation (``benchmarks/locomo_like.py``: new people, places, dates
+A 1,200-turn LoCoMo-shaped conversation (``benchmarks/locomo_like.py``: new people, places, dates
 and topics every session) is played through every preset and bound (``benchmarks/per_turn.py``),
-and the amortised cost of turns 1,500–2,000 is compared with that of turns 1–500 — a ratio, not a
+and the amortised cost of turns 900–1,200 is compared with that of turns 1–300 — a ratio, not a
 time. The work counts are deterministic (the same on any machine, under any load): model calls,
 model tokens (a prompt that carries everything seen so far grows there), store items handed out
 or checked one by one in Python (a namespace listed per turn grows there) and texts embedded.
@@ -24,10 +24,10 @@ from benchmarks import locomo_like, per_turn
 from memlab.strategies.composed import PRESETS
 from tests.support.hash_embedder import HashEmbedder
 
-EARLY, LATE = (0, 500), (1500, 2000)
+EARLY, LATE = (0, 300), (900, 1200)
 WORK_FACTOR = 2.0
-"""Deterministic counts: turns 1,500–2,000 may cost at most twice turns 1–500 (plus a small floor).
-A cost linear in the turns played would be ~7× (the windows' mean turn indexes are 250 and 1,750)."""
+"""Deterministic counts: turns 900–1,200 may cost at most twice turns 1–300 (plus a small floor).
+A cost linear in the turns played would be ~7× (the windows' mean turn indexes are 150 and 1,050)."""
 CPU_FACTOR = 3.0
 
 
@@ -73,7 +73,7 @@ class _ViewGuard:
 def conversation():
     from memlab.datasets.locomo import convert
 
-    conv = convert(locomo_like.generate(conversations=1, sessions=96, probes=0, seed=0), "long.json")[0].conversations[0]
+    conv = convert(locomo_like.generate(conversations=1, sessions=60, probes=0, seed=0), "long.json")[0].conversations[0]
     assert len(conv.turns()) >= LATE[1]
     return conv
 
@@ -102,7 +102,8 @@ def test_cost_per_turn_does_not_grow_with_the_conversation(preset, conversation,
         early, late = per_turn.windows(costs.series(name), [EARLY, LATE])
         report.append(f"{name} {early:.2f} → {late:.2f}")
         assert late <= WORK_FACTOR * early + 1.0, (
-            f"{preset}: {name} per turn grew from {early:.2f} (turns 1–500) to {late:.2f} (turns 1,500–2,000)")
+            f"{preset}: {name} per turn grew from {early:.2f} (turns {EARLY[0] + 1}–{EARLY[1]}) to {late:.2f} "
+            f"(turns {LATE[0] + 1}–{LATE[1]})")
     cpu = costs.series("cpu_ms")
     early, late = (per_turn.block_median(cpu, *w) for w in (EARLY, LATE))
     report.append(f"cpu ms (median of 50-turn blocks) {early:.2f} → {late:.2f}")

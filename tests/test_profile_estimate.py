@@ -87,7 +87,7 @@ def dataset(tmp_path_factory) -> Path:
 
 
 def _play(dataset: Path, out: Path, profile) -> Path:
-    config = validate_config({"name": "planted", "datasets": [str(dataset)], "output_dir": str(out), "bootstrap": 0,
+    config = validate_config({"name": "planted", "datasets": [str(dataset)], "output_dir": str(out),
                               "embedding_cache": None, "strategies": STRATEGIES,
                               "model": {"provider": "offline", "profile": profile}})
     return Runner(config, progress=False).run()
@@ -179,8 +179,7 @@ def test_profile_of_a_run_recorded_through_an_openai_compatible_endpoint(tmp_pat
         server.default_fields = {"answer": "I don't know", "action": "ADD", "target": "-1", "merged": "",
                                  "summary": "", "next_thought": "nothing to do"}
         server.responder = _verbatim_user_extractor
-        config = validate_config({"name": "endpoint", "datasets": [str(data)], "output_dir": str(tmp_path / "runs"),
-                                  "bootstrap": 0, "embedding_cache": None, "strategies": [STRATEGIES[0]],
+        config = validate_config({"name": "endpoint", "datasets": [str(data)], "output_dir": str(tmp_path / "runs"), "embedding_cache": None, "strategies": [STRATEGIES[0]],
                                   "model": {"provider": "openai", "model": "fake", "base_url": server.base_url,
                                             "max_attempts": 1}})
         run_dir = Runner(config, progress=False).run()

@@ -139,7 +139,7 @@ def test_a_run_writes_no_key_and_no_piece_of_a_password_anywhere(tmp_path: Path,
         server.default_fields = {"correct": "True", "abstained": "False"}
         judge = {"provider": "openai", "model": "judge", "base_url": server.base_url, "api_key_env": "MEMLAB_CANARY_JUDGE_KEY",
                  "max_attempts": 1}
-        cfg = {"name": "canary", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"), "bootstrap": 0,
+        cfg = {"name": "canary", "datasets": [str(ds)], "output_dir": str(tmp_path / "results"),
                "embedding_cache": None, "judge": judge,
                "metrics": ["evidence_recall", "ragas_llm_context_recall"],
                "store_options": {"postgres": {"dsn": f"postgresql://memlab:{passwords[0][0]}@127.0.0.1:1/db"}},

@@ -51,8 +51,7 @@ class AppendFailingWhileMarked(Append):
 
 def _cfg(tmp_path: Path, marker: Path, name: str = "copies") -> Path:
     (tmp_path / "copies_plugin.py").write_text(PLUGIN)
-    cfg = {"name": name, "datasets": [str(_dataset(tmp_path, n=3))], "output_dir": str(tmp_path / "results"),
-           "bootstrap": 0, "embedding_cache": None, "plugins": ["copies_plugin"],
+    cfg = {"name": name, "datasets": [str(_dataset(tmp_path, n=3))], "output_dir": str(tmp_path / "results"), "embedding_cache": None, "plugins": ["copies_plugin"],
            "strategies": [{"name": "pg", "preset": "fact_rag", "store": {"type": "postgres", "table": TABLE},
                            "consolidator": {"type": "append_failing_while_marked", "marker": str(marker)}}]}
     path = tmp_path / f"{name}.yaml"

@@ -28,7 +28,7 @@ def _write(tmp_path: Path, cfg: dict, name: str = "cfg.yaml") -> Path:
 
 def _cfg(tmp_path: Path, **kw) -> dict:
     return {"name": "out", "datasets": [str(_dataset(tmp_path))], "output_dir": str(tmp_path / "results"),
-            "bootstrap": 0, "embedding_cache": None, "strategies": [{"name": "message_rag"}], **kw}
+            "embedding_cache": None, "strategies": [{"name": "message_rag"}], **kw}
 
 
 def _runs(tmp_path: Path) -> list[Path]:

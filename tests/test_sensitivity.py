@@ -34,7 +34,7 @@ STRATEGIES = [
 
 def _config(tmp_path: Path, **extra) -> Path:
     data = write_profile_dataset(tmp_path / "small.json", users=3, invocations=2, seed=5)
-    config = {"name": "sweep", "datasets": [str(data)], "output_dir": str(tmp_path / "results"), "bootstrap": 0,
+    config = {"name": "sweep", "datasets": [str(data)], "output_dir": str(tmp_path / "results"),
               "embedding_cache": None, "strategies": STRATEGIES,
               "sensitivity": {"vary": {"agent.store_tool_observations": [0, 1]}, "contrasts": [["extract", "agent"]]},
               **extra}

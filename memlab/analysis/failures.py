@@ -41,11 +41,14 @@ def failures_table(res: Any) -> pd.DataFrame:
     return out.sort_values(["strategy", "component", "what"], kind="stable").reset_index(drop=True)
 
 
-def print_failures(res: Any, console: Any) -> pd.DataFrame:
-    """Print the failures table (nothing when nothing failed); returns it."""
+def print_failures(res: Any, console: Any, *, units: bool = True) -> pd.DataFrame:
+    """Print the failures table (nothing when nothing failed); returns it. ``units=False``: only what
+    components absorbed (a caller that lists the failed units one by one)."""
     from rich.table import Table
 
     table_ = failures_table(res)
+    if not units:
+        table_ = table_[table_["component"] != "(unit)"].reset_index(drop=True)
     if table_.empty:
         return table_
     table = Table(title="failures (a failed unit is not scored; a component failure was absorbed: its unit is "

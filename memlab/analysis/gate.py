@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from memlab.analysis.baseline import Baseline, ProbeOutcome, load_baseline, snapshot
+from memlab.analysis.baseline import Baseline, JudgePin, ProbeOutcome, load_baseline, snapshot
 from memlab.analysis.flips import Flip, flipped, gated_column_names
 from memlab.analysis.metric_registry import directed_columns
 from memlab.harness.config import GateSpec, RunConfig, load_config, recorded_config, validate_config
@@ -183,6 +183,36 @@ def dataset_problems(old: dict[str, str], new: dict[str, str]) -> list[str]:
     return problems
 
 
+def model_change(base: Baseline, models: dict[str, str], judge: JudgePin | None, eval_data: list[str],
+                 spec: GateSpec) -> tuple[list[str], list[str]]:
+    """(problems, warnings) of a change of any role's model or of the judge model since ``base``:
+    refused under ``on_model_change: error``; a new version of the offline stand-in is refused on
+    evaluation data (``eval_data``: the datasets not declared ``split: dev``) — the evaluation
+    firewall; otherwise a warning. Used on a finished run and, by :func:`check`, before playing one."""
+    problems: list[str] = []
+    warnings: list[str] = []
+    old_j, new_j = base.judge, judge
+    changed = [f"{role}: {base.models.get(role)} → {model}" for role, model in models.items()
+               if base.models.get(role) != model]
+    judge_changed = (old_j.model if old_j else None) != (new_j.model if new_j else None)
+    if changed or judge_changed:
+        what = "; ".join(changed + ([f"judge: {old_j.model if old_j else None} → {new_j.model if new_j else None}"]
+                                    if judge_changed else []))
+        message = f"model changed since the baseline ({what})"
+        offline = [c for c in changed if _is_offline_model(c)] + (
+            [f"judge: {new_j.model}"] if judge_changed and new_j and _is_offline_model(str(new_j.model)) else [])
+        if spec.on_model_change == "error":
+            problems.append(message + " and gate.on_model_change is 'error': strategy code is gated with the model "
+                            "frozen (write a new baseline for a deliberate model change, or pass --allow-model-change)")
+        elif offline and eval_data:
+            problems.append(message + f"; a change of the offline stand-in model is judged on development data only "
+                            f"(datasets declared split: dev, e.g. evals/dev.yaml), and {', '.join(eval_data)} "
+                            "is not (the evaluation firewall, docs/offline-model.md)")
+        else:
+            warnings.append(message + "; gated anyway (gate.on_model_change: warn)")
+    return problems, warnings
+
+
 def compatibility(base: Baseline, new: Baseline, spec: GateSpec, columns: list[str]) -> tuple[list[str], list[str], list[str]]:
     """(problems, warnings, notes) about comparing ``new`` with ``base`` at all.
 
@@ -220,25 +250,10 @@ def compatibility(base: Baseline, new: Baseline, spec: GateSpec, columns: list[s
     for strategy in new.strategies:
         if strategy not in base.strategies:
             notes.append(f"{strategy}: not in the baseline, not gated")
-    changed = [f"{role}: {base.models.get(role)} → {model}" for role, model in new.models.items()
-               if base.models.get(role) != model]
-    judge_changed = (old_j.model if old_j else None) != (new_j.model if new_j else None)
-    if changed or judge_changed:
-        what = "; ".join(changed + ([f"judge: {old_j.model if old_j else None} → {new_j.model if new_j else None}"]
-                                    if judge_changed else []))
-        message = f"model changed since the baseline ({what})"
-        offline = [c for c in changed if _is_offline_model(c)] + (
-            [f"judge: {new_j.model}"] if judge_changed and new_j and _is_offline_model(str(new_j.model)) else [])
-        eval_data = [d.name for d in new.datasets if d.split != "dev"]
-        if spec.on_model_change == "error":
-            problems.append(message + " and gate.on_model_change is 'error': strategy code is gated with the model "
-                            "frozen (write a new baseline for a deliberate model change, or pass --allow-model-change)")
-        elif offline and eval_data:
-            problems.append(message + f"; a change of the offline stand-in model is judged on development data only "
-                            f"(datasets declared split: dev, e.g. evals/dev.yaml), and {', '.join(eval_data)} "
-                            "is not (the evaluation firewall, docs/offline-model.md)")
-        else:
-            warnings.append(message + "; gated anyway (gate.on_model_change: warn)")
+    eval_data = [d.name for d in new.datasets if d.split != "dev"]
+    model_problems, model_warnings = model_change(base, new.models, new_j, eval_data, spec)
+    problems += model_problems
+    warnings += model_warnings
     if base.embedder != new.embedder:
         warnings.append(f"embedding model changed: {base.embedder} → {new.embedder}")
     if base.scoring_hash != new.scoring_hash and not problems:
@@ -531,6 +546,20 @@ def _dataset_precheck(config: RunConfig, base: Baseline) -> list[str]:
     return dataset_problems({d.name: d.hash for d in base.datasets}, hashes)
 
 
+def _model_precheck(config: RunConfig, base: Baseline) -> list[str]:
+    """A change of a role's model the gate would refuse, known before playing: the run's models are
+    built and described (nothing called), so a refused model change costs seconds, not a run. The
+    judge is compared after the run, with the rest (:func:`compatibility`)."""
+    from memlab.analysis.baseline import model_pins
+    from memlab.datasets.threads import load_for_run
+    from memlab.harness.runner import planned_models
+
+    eval_data = [ds.name for _, ds in load_for_run(config.datasets, config.threads, config.limit_conversations)
+                 if ds.meta.get("split") != "dev"]
+    problems, _ = model_change(base, model_pins({"models": planned_models(config)}), base.judge, eval_data, config.gate)
+    return problems
+
+
 def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_dir: str | Path | None = None,
           progress: bool = False, out_dir: str | Path | None = None, allow_model_change: bool = False) -> GateResult:
     """Run ``config`` (into ``out_dir`` when given; or take the finished run ``run_dir``) and gate
@@ -554,7 +583,9 @@ def check(config: str | Path | RunConfig | None, baseline: str | Path, *, run_di
     if run_dir is None:
         if cfg is None:
             raise ValueError("memlab check needs a config to run, or an existing run folder (--run RUN_DIR)")
-        problems = _dataset_precheck(cfg, base)
+        if allow_model_change:
+            cfg = cfg.model_copy(update={"gate": cfg.gate.model_copy(update={"on_model_change": "warn"})})
+        problems = _dataset_precheck(cfg, base) or _model_precheck(cfg, base)
         if problems:
             return GateResult("error", str(baseline), None, problems=problems)
         runner = Runner(cfg, run_dir=out_dir, progress=progress)

@@ -162,7 +162,16 @@ def print_run_notes(res: RunResults, console: Any) -> None:
     """Below a run's table (or in its place, when no probe was answered): the units that failed
     and why, what components absorbed, the judge's failures, and — unless the run completed —
     what can help (``--resume``, ``memlab rejudge``)."""
-    print_failures(res, console)  # failed units, and what components absorbed (docs/reliability.md)
+    failed = (res.manifest.get("units") or {}).get("failed") or []
+    if failed:
+        from rich.markup import escape
+
+        console.print(f"[red]{len(failed)} unit(s) failed (strategy/dataset/user: error):[/red]")
+        for f in failed[:10]:
+            console.print(f"  [red]• {escape(str(f))}[/red]")
+        if len(failed) > 10:
+            console.print(f"  [red]… and {len(failed) - 10} more (manifest.json, units.failed)[/red]")
+    print_failures(res, console, units=False)  # what components absorbed (docs/reliability.md)
     judged = judge_coverage(res)
     if not judged.empty and judged["judge_failed"].sum():
         console.print(f"[red]the judge failed on {int(judged['judge_failed'].sum())} of {int(judged['answers'].sum())} "

@@ -110,6 +110,20 @@ def resume_differences(manifest: dict[str, Any], resolved: list[dict[str, Any]],
     return out
 
 
+def planned_models(config: RunConfig) -> dict[str, Any]:
+    """The ``models`` a run of ``config`` would record in its manifest — built and described, nothing
+    called, played or written (a throwaway workbench in a temporary folder): what ``memlab check``
+    compares with its baseline before playing anything."""
+    import tempfile
+
+    from memlab.harness.executors.base import models_manifest
+
+    config = validate_config(config)
+    typed = {t.name if hasattr(t, "spec") else t["name"]: t for t in config.typed_strategies()}
+    with tempfile.TemporaryDirectory(prefix="memlab-models-") as tmp:
+        return redact(models_manifest(UnitJob(config, {}, typed, Path(tmp), "planned", "planned")))
+
+
 def _model_labels(models: dict[str, Any]) -> dict[str, str]:
     """Role → model id (a version for the offline stand-in) from a manifest's ``models``."""
     out = {}
@@ -118,10 +132,6 @@ def _model_labels(models: dict[str, Any]) -> dict[str, str]:
         if isinstance(d, dict):
             out[role] = f"{d.get('provider') or '?'}:{d.get('model') or '?'}"
     return out
-
-
-
-
 
 
 class Runner:
