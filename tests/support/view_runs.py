@@ -92,7 +92,7 @@ def play(tmp: Path, name: str, dataset: dict[str, Any], strats: list[dict[str, A
                              else json.dumps(dataset, ensure_ascii=False), encoding="utf-8")
     cfg = RunConfig.model_validate({
         "name": name, "description": f"viewer test run {name}", "datasets": [str(data_path)],
-        "output_dir": str(tmp / "results"), "bootstrap": 50, "embedding_cache": str(tmp / "emb.npz"),
+        "output_dir": str(tmp / "results"), "embedding_cache": str(tmp / "emb.npz"),
         "strategies": strats})
     return Runner(cfg, progress=False).run()
 
