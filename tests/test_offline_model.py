@@ -95,10 +95,22 @@ def test_registered_as_provider_offline_with_checked_options() -> None:
     assert ModelSpec().options == {}
 
 
-def test_model_id_is_versioned_by_the_source(tmp_path: Path) -> None:
+def test_model_id_is_versioned_by_its_whole_import_closure(tmp_path: Path) -> None:
+    """A change to any module the stand-in imports (not only memlab/offline/) changes its version; a
+    change elsewhere (the report) does not. The closure is computed from the import statements."""
     assert _model().model_id == f"offline-{version.MAJOR}+{version.source_hash()}"
-    copy = tmp_path / "offline"
-    shutil.copytree(Path(version.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    files = {p.relative_to(version.CHECKOUT).as_posix() for p in version.closure()}
+    assert {"memlab/offline/gate.py", "memlab/llm/offline_model.py", "memlab/tokens.py",
+            "memlab/judging/offline_judge.py"} <= files
+    assert "memlab/analysis/report.py" not in files and "memlab/harness/runner.py" not in files
+    copy = tmp_path / "checkout"
+    shutil.copytree(version.CHECKOUT / "memlab", copy / "memlab", ignore=shutil.ignore_patterns("__pycache__", "static"))
     assert version.model_id(copy) == _model().model_id
-    (copy / "gate.py").write_text((copy / "gate.py").read_text() + "\n# a changed rule\n")
-    assert version.model_id(copy) != _model().model_id
+    (copy / "memlab/analysis/report.py").write_text((copy / "memlab/analysis/report.py").read_text() + "\n# a report change\n")
+    version.source_hash.cache_clear()
+    assert version.model_id(copy) == _model().model_id
+    for changed in ("memlab/offline/gate.py", "memlab/tokens.py", "memlab/scoring/matching.py"):
+        before = version.model_id(copy)
+        (copy / changed).write_text((copy / changed).read_text() + "\n# a changed rule\n")
+        version.source_hash.cache_clear()
+        assert version.model_id(copy) != before, changed
