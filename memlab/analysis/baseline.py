@@ -231,7 +231,8 @@ def probe_outcomes(res: Any) -> list[ProbeOutcome]:
         out.append(ProbeOutcome(
             strategy=str(rec["strategy"]), dataset=str(rec["dataset"]), conversation_id=str(rec["conversation_id"]),
             probe_id=str(rec["probe_id"]), namespace=res.cluster_of(rec["dataset"], rec["conversation_id"])[1], category=str(rec.get("category")), question=str(rec.get("question") or ""),
-            answer=rec.get("answer"), error=rec.get("error"), context_excerpt=excerpt(rec.get("context"), rec.get("gold")),
+            answer=rec.get("answer"), error=rec.get("error"),
+            context_excerpt=excerpt(rec.get("context") if "_off" not in rec else res.record(rec).get("context"), rec.get("gold")),
             context_tokens=int(rec.get("context_tokens") or 0), latency_s=latency,
             scores={col: float(arr[i]) for col, arr in columns.items() if not np.isnan(arr[i])}))
     return out

@@ -581,8 +581,9 @@ def _failed_probes(runs: list[_Run]) -> Section:
                 continue
             s.blocks.append(Heading(f"{r.label(strategy)}: {len(failed)} of "
                                     f"{int((probes['strategy'] == strategy).sum())} probes failed"))
-            for p in failed[:MAX_FAILED_PER_STRATEGY]:
-                s.blocks.append(_case(r.label(strategy), p))
+            for p in failed[:MAX_FAILED_PER_STRATEGY]:  # a lean row's whole record, context included
+                s.blocks.append(_case(r.label(strategy), {k: (None if isinstance(v, float) and math.isnan(v) else v)
+                                                          for k, v in r.res.record(p).items()}))
             if len(failed) > MAX_FAILED_PER_STRATEGY:
                 s.blocks.append(Text(f"{r.label(strategy)}: {len(failed) - MAX_FAILED_PER_STRATEGY} more failed probes "
                                      f"not shown (all are in {r.res.path / 'probes.jsonl'})."))

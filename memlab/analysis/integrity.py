@@ -78,6 +78,22 @@ def check_probe_types(path: Path, frame: pd.DataFrame, records: Callable[[], lis
                              f"{str(row[column])[:40]!r}")
 
 
+def check_record_types(path: Path, line: int, rec: dict[str, Any], fields: tuple[str, ...]) -> None:
+    """Raise :class:`DamagedRun` when one of ``fields`` of the probe record on ``line`` of
+    ``probes.jsonl`` has another type than the record declares: the fields a lean read-back leaves
+    out of its frame are checked record by record as they are read (the frame's columns by
+    :func:`check_probe_types`)."""
+    spec = _field_types()
+    for column in fields:
+        allowed, value = spec.get(column), rec.get(column)
+        if allowed is None or isinstance(value, allowed) or _missing(value) or _widened(value, allowed):
+            continue
+        expected = " or ".join(sorted(t.__name__ for t in allowed if t is not type(None)))
+        raise DamagedRun(f"{path / 'probes.jsonl'}:{line}: damaged record (probe {rec.get('probe_id')!r}, strategy "
+                         f"{rec.get('strategy')!r}): field `{column}` should be {expected}, got {type(value).__name__} "
+                         f"{str(value)[:40]!r}")
+
+
 def _widened(value: Any, allowed: tuple[type, ...]) -> bool:
     """An integer field of a column pandas made float because some records lack it (``36`` read as ``36.0``)."""
     return int in allowed and isinstance(value, float) and value.is_integer()

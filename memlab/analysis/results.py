@@ -33,6 +33,10 @@ class RunResults:
     path: Path
     manifest: dict[str, Any]
     _frames: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
+    lean: bool = False
+    """Probe rows without their heavy fields (contexts; :data:`memlab.analysis.stream.HEAVY`), each with
+    where its whole record is (``_off``/``_len``; :meth:`record`): how a run at real length is read
+    back in bounded memory. ``load_run`` sets it for a large ``probes.jsonl``."""
 
     @cached_property
     def format_version(self) -> int:
@@ -168,8 +172,54 @@ class RunResults:
     def turns(self) -> pd.DataFrame:
         return self._stream("turns")
 
+    def record(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A probe row's whole record: a lean row (:attr:`lean`) is read back from ``probes.jsonl``
+        at its offset with its scores; any other row is its own record."""
+        off = row.get("_off")
+        if off is None or (isinstance(off, float) and np.isnan(off)):
+            return row
+        from memlab.analysis.stream import read_line
+
+        rec = read_line(self.path / "probes.jsonl", int(off), int(row["_len"]))
+        if self.format_version == 1:
+            rec = upgrade_v1("probes", rec)
+        return {**rec, **{k: v for k, v in row.items() if k not in rec}}
+
+    def _lean_probes(self) -> pd.DataFrame:
+        """The scored probe rows read line by line: records of non-final attempts skipped, the rest
+        scored in batches and kept without their heavy fields (memlab.analysis.stream)."""
+        from memlab.analysis.integrity import check_record_types
+        from memlab.analysis.stream import HEAVY, light_rows, loads, scan
+
+        final = self.final_attempts
+        path = self.path / "probes.jsonl"
+
+        def records():
+            for number, (off, line) in enumerate(scan(path), start=1):
+                if not line.strip():
+                    continue
+                rec = loads(line)
+                if self.format_version == 1:
+                    rec = upgrade_v1("probes", rec)
+                if isinstance(rec, dict) and rec.get("attempt") in final:
+                    check_record_types(self.path, number, rec, HEAVY)  # the fields the frame will not hold
+                    yield off, len(line), rec
+
+        try:
+            rows = light_rows(self, records())
+        except Exception:  # a record of the wrong type: name it as the whole read would, else the error itself
+            check_probe_types(path.parent, pd.DataFrame(self._records("probes")), lambda: self._records("probes"))
+            raise
+        df = self.final_rows(pd.DataFrame(rows))
+        means = [n for n in METRICS.names() if METRICS.get(n).aggregation == "mean" and n in df.columns]
+        df[means] = df[means].astype(float)  # as score() gives them (light rows carry None for a missing value)
+        check_probe_types(self.path, df, lambda: self._records("probes"))
+        return df
+
     @property
     def probes(self) -> pd.DataFrame:
+        if "probes_scored" not in self._frames and self.lean:
+            self._frames["probes_scored"] = self._lean_probes()
         if "probes_scored" not in self._frames:
             df = self._stream("probes")
             check_probe_types(self.path, df, lambda: self._records("probes"))  # a wrong type is damage, not a traceback
@@ -548,7 +598,7 @@ class RunResults:
             keep &= probes["probe_id"].astype(str) == str(probe_id)
         rows = []
         for rec in probes[keep].to_dict("records"):
-            rec = {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in rec.items()}
+            rec = {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in self.record(rec).items()}
             for name, why in explain_probe(rec).items():
                 score = rec.get(name)
                 if missed_only and not score_missed(METRICS.get(name), score):
@@ -665,13 +715,21 @@ def _nanmean(values: pd.Series | np.ndarray) -> float:
     return float(x.mean()) if x.size else float("nan")
 
 
-def load_run(path: str | Path) -> RunResults:
+def load_run(path: str | Path, *, lean: bool | None = None) -> RunResults:
+    """A run folder's results. ``lean``: probe rows without their contexts (:attr:`RunResults.lean`);
+    None: lean when ``probes.jsonl`` is at least :data:`memlab.analysis.stream.LEAN_BYTES` (a run at
+    real length, whose contexts would not fit in memory as a frame)."""
+    from memlab.analysis.stream import LEAN_BYTES
+
     path = Path(path)
     manifest_path = path / "manifest.json"
     if not manifest_path.exists():
         raise FileNotFoundError(f"{path} is not a memlab run folder (no manifest.json)")
     manifest = read_manifest(manifest_path, hint=f"; is {path} a run folder?")
-    res = RunResults(path, manifest)
+    if lean is None:
+        probes = path / "probes.jsonl"
+        lean = probes.exists() and probes.stat().st_size >= LEAN_BYTES
+    res = RunResults(path, manifest, lean=lean)
     res.format_version  # refuse a newer format now, not at the first table
     return res
 

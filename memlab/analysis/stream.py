@@ -19,10 +19,9 @@ from typing import Any
 
 import orjson
 
-HEAVY = ("context", "context_items", "context_source_turn_ids", "evidence_texts", "survival", "judge", "ragas_llm",
-         "run_id")
-"""Probe fields a light row leaves out (read from the stream when a probe is shown; the judge's and ragas's
-verdicts are in the scores)."""
+HEAVY = ("context", "context_items", "context_source_turn_ids", "evidence_texts", "ragas_llm", "run_id")
+"""Probe fields a light row leaves out (read from the stream when a probe is shown: RunResults.record;
+ragas's verdicts are in the scores)."""
 BATCH_BYTES = 8 << 20
 """Probe lines scored at once, in bytes: a full history's parsed context is ~10× its line."""
 LEAN_BYTES = 128 << 20

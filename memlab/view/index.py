@@ -25,7 +25,6 @@ import base64
 import binascii
 import fcntl
 import hashlib
-import json
 import os
 import subprocess
 import sys
@@ -37,6 +36,8 @@ from typing import Any
 import numpy as np
 import orjson
 import pandas as pd
+
+from memlab.analysis.stream import StreamError, loads, read_line, scan, split  # noqa: F401 (read_line re-exported)
 
 INDEX_VERSION = 2
 """Bump when the index's layout or the meaning of a field changes: older indexes are rebuilt."""
@@ -56,7 +57,7 @@ PARALLEL_BYTES = 64 << 20
 HEAD_BYTES = 1 << 16
 
 
-class ViewIndexError(ValueError):
+class ViewIndexError(StreamError):
     """The index cannot be built or read (a message naming the file and the problem)."""
 
 
@@ -106,67 +107,7 @@ def current_marks(run_dir: Path) -> dict[str, Any]:
 
 # ---- reading streams line by line -----------------------------------------------------------
 
-def scan(path: Path, start: int = 0, chunk: int = 8 << 20, end: int | None = None) -> Iterator[tuple[int, bytes]]:
-    """(byte offset, line without its newline) of every complete line from ``start`` (to ``end``, a
-    line start); a last line without its newline (a record being written, or torn by a crash) is
-    not yet a record."""
-    if not path.exists():
-        return
-    with open(path, "rb") as fh:
-        fh.seek(start)
-        pos, rest = start, b""
-        while True:
-            want = chunk if end is None else min(chunk, end - pos - len(rest))
-            data = fh.read(want) if want > 0 else b""
-            if not data:
-                return
-            data = rest + data
-            cut = data.rfind(b"\n")
-            if cut < 0:
-                rest = data
-                continue
-            at = 0
-            for line in data[:cut].split(b"\n"):  # records end at "\n" only: U+2028 & co. are escaped
-                yield pos + at, line
-                at += len(line) + 1
-            pos += cut + 1
-            rest = data[cut + 1:]
-
-
-def split(path: Path, start: int, parts: int) -> list[tuple[int, int | None]]:
-    """``parts`` byte ranges of a stream from ``start``, each beginning at a line start (the last
-    open-ended: it takes whatever is complete when it is read)."""
-    size = path.stat().st_size
-    bounds = [start]
-    with open(path, "rb") as fh:
-        for k in range(1, parts):
-            fh.seek(start + (size - start) * k // parts)
-            fh.readline()  # to the next line start
-            at = fh.tell()
-            if bounds[-1] < at < size:
-                bounds.append(at)
-    return [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], None)]
-
-
-def read_line(path: Path, offset: int, length: int) -> dict[str, Any]:
-    """The record at ``offset`` (``length`` bytes) of a stream."""
-    with open(path, "rb") as fh:
-        fh.seek(offset)
-        data = fh.read(length)
-    try:
-        rec = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        rec = None
-    if not isinstance(rec, dict):
-        raise ViewIndexError(f"{path}: no record at byte {offset} (the file changed since it was indexed; reload the page)")
-    return rec
-
-
-def _loads(line: bytes) -> Any:
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return json.loads(line)  # NaN, integers beyond 64 bits; a corrupt line raises here
+# scan, split, read_line and loads live in memlab.analysis.stream (load_run's lean read-back uses them too)
 
 
 # ---- building --------------------------------------------------------------------------------
@@ -335,7 +276,7 @@ class Builder:
             if not line.strip():
                 continue
             try:
-                rec = _loads(line)
+                rec = loads(line)
             except (ValueError, UnicodeDecodeError) as exc:
                 self.problems.append((stream, line_no, f"corrupt record skipped ({str(exc)[:80]})"))
                 continue
