@@ -148,6 +148,11 @@ def test_library_calls_are_recorded_and_replay_strict_repeats_them(tmp_path, mon
 @pytest.mark.parametrize("fault", ["http500", "timeout"])
 def test_an_endpoint_failure_is_a_recorded_failure_and_a_non_zero_exit(tmp_path, monkeypatch, fault, capsys):
     monkeypatch.setenv(KEY_ENV, SECRET)
+    # an outage another run of this process met (here: an endpoint that is gone) is not this run's: it
+    # fails its units, it does not stop as if its own endpoint were down
+    from memlab.llm.endpoints import endpoint
+
+    endpoint("http://127.0.0.1:9/v1", "gone", "openai:gone@http://127.0.0.1:9/v1").breaker.trip("gone (an earlier run)")
     strategy = {"name": "mem0_infer", "type": "mem0", "infer": True}
     with FakeOpenAIServer() as server:
         if fault == "http500":

@@ -103,7 +103,11 @@ def test_the_offline_model_carries_no_evaluation_vocabulary_and_reads_no_dataset
                 found.setdefault(path.name, set()).add(m.group(1))
         # no dataset file, folder or loader anywhere in its code
         assert not re.search(r"datasets/|\.ya?ml\b|starter|time_tracking|suitegen|generate_suites", "\n".join(_code_strings(path))), path
-        assert "memlab.datasets" not in source and "open(" not in source and "read_text" not in source, path
+        assert "memlab.datasets" not in source, path
+        if path.name == "version.py":  # hashes the stand-in's own source: memlab's .py files, found from its imports
+            assert all(f"{x}(" not in source for x in ("open", "load_dataset", "yaml.safe_load", "json.load")), path
+        else:
+            assert "open(" not in source and "read_text" not in source and "read_bytes" not in source, path
     assert not found, f"evaluation vocabulary in the offline model's code: {found}"
 
 

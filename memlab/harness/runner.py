@@ -270,6 +270,11 @@ class Runner:
             raise
 
     def _run_locked(self) -> Path:
+        from memlab.llm.endpoints import reset_endpoints
+
+        # A run starts with every endpoint's breaker closed: an outage another run of this process met
+        # (a notebook's earlier run, a test before) is not this run's verdict — it finds out itself.
+        reset_endpoints()
         manifest = self._prepare_manifest()
         locks = self._claim_servers(manifest)
         try:
