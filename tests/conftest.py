@@ -17,10 +17,22 @@ SLOW_DATA = ("long_horizon_s", "long_horizon_m")
 take seconds to tens of seconds to read and play, so a test parametrised over one is ``slow``."""
 
 
+LONGEST_FIRST = ("test_profile_estimate.py", "test_parallel.py", "test_view_browser.py", "test_per_turn_cost.py",
+                 "test_view.py", "test_notebooks.py", "test_html_report.py", "test_sensitivity.py", "test_ceiling.py",
+                 "test_crash_consistency.py", "test_ci_examples.py", "test_run_copies.py", "test_linear_memory.py",
+                 "test_behaviour_identity.py", "test_reliability.py", "test_ragas_metrics.py")
+"""Test files that take the longest (a minute or more of a worker, measured), run first: scripts/test.sh
+gives whole files to two workers (pytest-xdist ``--dist loadfile``) in collection order, and a long file
+handed out last would leave the other worker idle while it runs."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test that uses the ``postgres`` fixture is marked ``postgres`` (``-m "not postgres"`` leaves
     it out), however it came to use it; a test parametrised over a :data:`SLOW_DATA` dataset is
-    marked ``slow``. The fast tier is ``pytest -m "not slow and not postgres"``."""
+    marked ``slow``. The fast tier is ``pytest -m "not slow and not postgres"``. The files of
+    :data:`LONGEST_FIRST` are put first, in that order (the rest keep theirs)."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's tests keep their order
     for item in items:
         if "postgres" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.postgres)
