@@ -97,8 +97,8 @@ def loads(line: bytes) -> Any:
 
 
 def light_rows(res: Any, records: Iterable[tuple[int, int, dict[str, Any]]],
-               progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
-    """``(offset, length, probe record)`` → the records' light rows: every field but :data:`HEAVY`, the
+               progress: Callable[[int, int], None] | None = None, heavy: tuple[str, ...] = HEAVY) -> list[dict[str, Any]]:
+    """``(offset, length, probe record)`` → the records' light rows: every field but ``heavy``, the
     metrics' values (scored in batches of about :data:`BATCH_BYTES`), ``_off``/``_len`` (where the whole
     record is) and ``_items`` (its context items). ``progress(rows so far, offset reached)`` after each batch."""
     rows: list[dict[str, Any]] = []
@@ -111,7 +111,7 @@ def light_rows(res: Any, records: Iterable[tuple[int, int, dict[str, Any]]],
             scores = res.score([r for _, _, r in batch], save_cache=final)
             scores = scores.astype(object).where(scores.notna(), None)
             for (off, n, rec), row in zip(batch, scores.to_dict("records"), strict=True):
-                light = {k: v for k, v in rec.items() if k not in HEAVY}
+                light = {k: v for k, v in rec.items() if k not in heavy}
                 light.update(row)
                 light["_off"], light["_len"] = off, n
                 light["_items"] = len(rec.get("context_items") or []) or None

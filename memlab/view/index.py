@@ -37,7 +37,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from memlab.analysis.stream import StreamError, loads, read_line, scan, split  # noqa: F401 (read_line re-exported)
+from memlab.analysis.stream import StreamError, light_rows, loads, read_line, scan, split  # noqa: F401 (read_line re-exported)
 
 INDEX_VERSION = 2
 """Bump when the index's layout or the meaning of a field changes: older indexes are rebuilt."""
@@ -50,8 +50,6 @@ HEAVY = ("context", "context_items", "context_source_turn_ids", "evidence_texts"
 judge's and ragas's verdicts are in the scores)."""
 CALL_FIELDS = ("attempt", "strategy", "dataset", "conversation_id", "call_id", "purpose", "model", "ok", "prompt_tokens",
                "completion_tokens", "latency_s", "turn_id", "probe_id", "phase")
-BATCH_BYTES = 8 << 20
-"""Probe lines scored at once, in bytes: a full history's parsed context is ~10× its line."""
 PARALLEL_BYTES = 64 << 20
 """A probes stream this large (still to read) is scored on ``MEMLAB_VIEW_WORKERS`` processes (default 2)."""
 HEAD_BYTES = 1 << 16
@@ -287,37 +285,22 @@ class Builder:
 
     def probe_rows(self, start: int, end: int | None, share: str = "") -> tuple[list[dict[str, Any]], int, int]:
         """The light rows of the probe records in ``start`` … ``end``, scored in batches of about
-        :data:`BATCH_BYTES`; returns them, where reading stopped and how many lines it read."""
+        :data:`memlab.analysis.stream.BATCH_BYTES`; returns them, where reading stopped and how many lines it read."""
         path = self.run_dir / "probes.jsonl"
         stop = end if end is not None else (path.stat().st_size if path.exists() else 0)
-        rows: list[dict[str, Any]] = []
-        batch: list[tuple[int, int, dict[str, Any]]] = []
-        held = 0
 
-        def flush(final: bool) -> None:
-            nonlocal held
-            scores = self.res.score([r for _, _, r in batch], save_cache=final)
-            scores = scores.astype(object).where(scores.notna(), None)
-            for (off, n, rec), row in zip(batch, scores.to_dict("records"), strict=True):
-                light = {k: v for k, v in rec.items() if k not in HEAVY}
-                light.update(row)
-                light["_off"], light["_len"] = off, n
-                light["_items"] = len(rec.get("context_items") or []) or None
-                rows.append(light)
-            batch.clear()
-            held = 0
+        def records() -> Iterator[tuple[int, int, dict[str, Any]]]:
+            for off, n, no, rec in self._lines("probes", start, 0, end):
+                if not _has(rec, "strategy", "dataset", "conversation_id", "probe_id", "attempt"):
+                    self.problems.append(("probes", no, "a probe record without strategy, dataset, conversation_id, "
+                                                        "probe_id or attempt, skipped"))
+                    continue
+                yield off, n, rec
 
-        for off, n, no, rec in self._lines("probes", start, 0, end):
-            if not _has(rec, "strategy", "dataset", "conversation_id", "probe_id", "attempt"):
-                self.problems.append(("probes", no, "a probe record without strategy, dataset, conversation_id, probe_id "
-                                                    "or attempt, skipped"))
-                continue
-            batch.append((off, n, rec))
-            held += n
-            if held >= BATCH_BYTES or len(batch) >= 2000:
-                flush(False)
-                self.progress(f"probes: {len(rows):,} scored{share} ({100 * (off + n - start) / max(stop - start, 1):.0f}%)")
-        flush(True)
+        def progress(scored: int, reached: int) -> None:
+            self.progress(f"probes: {scored:,} scored{share} ({100 * (reached - start) / max(stop - start, 1):.0f}%)")
+
+        rows = light_rows(self.res, records(), progress, heavy=HEAVY)
         return rows, self.pos, self.line_no
 
     def _read_probes(self, cols: _Columns, start: int, line_no: int) -> tuple[int, int]:
