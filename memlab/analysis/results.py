@@ -635,10 +635,7 @@ class RunResults:
         if by not in self.probes.columns:
             raise ValueError(f"{self.path}: cannot group by {by!r}: no such probe column")
         probes = self.probes[key + ["strategy"]].assign(_group=self.probes[by]).join(self._scored())
-        pa = probes[probes["strategy"] == a].set_index(key)
-        pb = probes[probes["strategy"] == b].set_index(key)
-        common = pa.index.intersection(pb.index)
-        pa, pb = pa.loc[common], pb.loc[common]
+        pa, pb, common = paired_rows(probes, a, b, key)
         groups = [("all", np.ones(len(common), dtype=bool))]
         if by_category:
             groups += [(c, (pa["_group"] == c).to_numpy()) for c in sorted(set(pa["_group"].dropna()), key=str)]
@@ -713,6 +710,15 @@ def _nanmean(values: pd.Series | np.ndarray) -> float:
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     return float(x.mean()) if x.size else float("nan")
+
+
+def paired_rows(frame: pd.DataFrame, a: str, b: str, key: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, pd.Index]:
+    """The rows of strategies ``a`` and ``b`` on the probes both answered (``key`` names a probe), in
+    the same order: what a paired comparison compares. Returns (a's rows, b's rows, the keys)."""
+    pa = frame[frame["strategy"] == a].set_index(key)
+    pb = frame[frame["strategy"] == b].set_index(key)
+    common = pa.index.intersection(pb.index)
+    return pa.loc[common], pb.loc[common], common
 
 
 def load_run(path: str | Path, *, lean: bool | None = None) -> RunResults:

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.analysis.metric_registry import METRICS
-from memlab.analysis.results import RunResults, load_run
+from memlab.analysis.results import RunResults, load_run, paired_rows
 from memlab.analysis.stats import Intervals, paired_compare
 
 STATE_FILE = "sensitivity.json"
@@ -170,10 +170,7 @@ def contrast_table(sweep: Sweep, contrasts: list[tuple[str, str]] | None = None,
         frame = scores[point["index"]]
         key = ["dataset", "conversation_id", "probe_id"]
         for a, b in contrasts:
-            pa = frame[frame["strategy"] == a].set_index(key)
-            pb = frame[frame["strategy"] == b].set_index(key)
-            common = pa.index.intersection(pb.index)
-            pa, pb = pa.loc[common], pb.loc[common]
+            pa, pb, common = paired_rows(frame, a, b, key)
             groups = [("all", np.ones(len(common), dtype=bool))]
             if by:
                 groups += [(g, (pa["group"] == g).to_numpy()) for g in sorted(set(pa["group"]))]
