@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memlab.analysis.metrics import explain_probe
+from memlab.harness.probe_record import ProbeRow
 
 ITEMS = [{"text": "[2024-03-01] Ana: I moved to Lisbo last month", "source_turn_ids": ["s1-01"], "kind": "message",
           "section": "Conversation history"},
@@ -10,11 +11,12 @@ ITEMS = [{"text": "[2024-03-01] Ana: I moved to Lisbo last month", "source_turn_
 
 
 def _probe(**kw):
+    """A hand-built probe record (the row's fields given, the others their defaults)."""
     p = {"gold": [["Lisbon"]], "gold_match": "any", "evidence": ["s1-01"], "context_items": ITEMS,
          "context": "## Conversation history\n" + ITEMS[0]["text"] + "\n\n## Long-term memory\n" + ITEMS[1]["text"],
          "context_source_turn_ids": ["s1-01", "s1-03"], "answer": "I don't know", "superseded": [], "forbidden": []}
     p.update(kw)
-    return p
+    return ProbeRow.from_row(p)
 
 
 def test_a_miss_names_the_gold_form_and_the_nearest_line():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from memlab.analysis.metrics import METRICS, check_metric_names, score_probe, update_outcome
+from memlab.harness.probe_record import ProbeRow
 from memlab.scoring import gold_present, gold_written
 
 
@@ -16,67 +17,76 @@ def probe(**kw):
     return {**base, **kw}
 
 
+def values(row):
+    """Every metric's value for a hand-built probe row."""
+    return {name: score.value for name, score in score_probe(ProbeRow.from_row(row)).items()}
+
+
+def event(row):
+    return ProbeRow.from_row(row).event
+
+
 def item(text, *sources, kind="message"):
     return {"text": text, "source_turn_ids": list(sources), "kind": kind, "section": "memory"}
 
 
 def test_evidence_recall_by_string_and_alias_and_all_parts():
-    assert score_probe(probe(context="I live in Lisboa now"))["evidence_recall"] == 1.0
-    assert score_probe(probe(context="I live in Porto"))["evidence_recall"] == 0.0
+    assert values(probe(context="I live in Lisboa now"))["evidence_recall"] == 1.0
+    assert values(probe(context="I live in Porto"))["evidence_recall"] == 0.0
     multi = probe(gold=[["Ana"], ["nurse"]], gold_match="all")
-    assert score_probe({**multi, "context": "Ana works as a nurse"})["evidence_recall"] == 1.0
-    assert score_probe({**multi, "context": "Ana works as a teacher"})["evidence_recall"] == 0.0
+    assert values({**multi, "context": "Ana works as a nurse"})["evidence_recall"] == 1.0
+    assert values({**multi, "context": "Ana works as a teacher"})["evidence_recall"] == 0.0
     assert gold_present("Ana", [["Ana"], ["nurse"]], "any")
 
 
 def test_evidence_recall_normalises_values_on_both_sides():
     p = probe(gold=[["8 May 2023"]], context="[2023-05-08] Maria: the lease starts today")
-    assert score_probe(p)["evidence_recall"] == 1.0
-    assert score_probe(probe(gold=[["three"]], context="we have 3 kids"))["evidence_recall"] == 1.0
+    assert values(p)["evidence_recall"] == 1.0
+    assert values(probe(gold=[["three"]], context="we have 3 kids"))["evidence_recall"] == 1.0
 
 
 def test_provenance_recall_counts_evidence_turns_in_context():
     p = probe(evidence=["t3", "t9"], context_source_turn_ids=["t3", "t4"])
-    assert score_probe(p)["provenance_recall"] == 0.5
+    assert values(p)["provenance_recall"] == 0.5
 
 
 def test_content_recall_needs_the_value_to_survive_the_derivation():
     lossy = probe(evidence=["t3", "t9"], context_source_turn_ids=["t3", "t9"],
                   context_items=[item("Summary: the user talked about moving abroad.", "t3", "t9", kind="summary")])
-    s = score_probe(lossy)
+    s = values(lossy)
     assert s["provenance_recall"] == 1.0 and s["content_recall"] == 0.0
     kept = probe(evidence=["t3", "t9"], context_items=[item("User moved to Lisboa.", "t3", kind="fact"),
                                                        item("User likes trams.", "t9", kind="fact")])
-    assert score_probe(kept)["content_recall"] == 0.5
+    assert values(kept)["content_recall"] == 0.5
     # a gold form in an item from another turn does not credit the evidence turn
     other = probe(evidence=["t3"], context_items=[item("I live in Lisbon", "t7")])
-    assert score_probe(other)["content_recall"] == 0.0
+    assert values(other)["content_recall"] == 0.0
 
 
 def test_content_recall_is_none_for_runs_without_context_items():
     p = probe(context="Lisbon")
     del p["context_items"]
-    assert score_probe(p)["content_recall"] is None
-    assert score_probe(probe(context_items=None))["content_recall"] is None
+    assert values(p)["content_recall"] is None
+    assert values(probe(context_items=None))["content_recall"] is None
 
 
 def test_answer_correct_uses_containment_or_judge():
-    assert score_probe(probe(answer="She lives in Lisbon."))["answer_correct"] == 1.0
-    assert score_probe(probe(answer="Porto"))["answer_correct"] == 0.0
-    assert score_probe(probe(answer="Porto", judge={"correct": True, "abstained": False}))["answer_correct"] == 1.0
-    assert score_probe(probe(answer=None, error="AnswerFromMemory failed"))["answer_correct"] == 0.0
-    assert score_probe(probe(answer=None, error="x"))["errored"] == 1.0
+    assert values(probe(answer="She lives in Lisbon."))["answer_correct"] == 1.0
+    assert values(probe(answer="Porto"))["answer_correct"] == 0.0
+    assert values(probe(answer="Porto", judge={"correct": True, "abstained": False}))["answer_correct"] == 1.0
+    assert values(probe(answer=None, error="AnswerFromMemory failed"))["answer_correct"] == 0.0
+    assert values(probe(answer=None, error="x"))["errored"] == 1.0
 
 
 def test_abstention_metrics():
     should = probe(gold=[], abstain=True, evidence=[])
-    assert score_probe({**should, "answer": "I don't know"})["abstain_when_should"] == 1.0
-    assert score_probe({**should, "answer": "You haven't told me which car."})["abstain_when_should"] == 1.0
-    assert score_probe({**should, "answer": "Lisbon"})["abstain_when_should"] == 0.0
-    assert score_probe({**should, "answer": "I don't know"})["answer_correct"] == 1.0
-    assert score_probe({**should, "answer": "I don't know"})["evidence_recall"] is None
-    assert score_probe(probe(answer="I'm not sure."))["false_abstention"] == 1.0
-    assert score_probe(probe(answer="I don't know Porto, but you live in Lisbon"))["false_abstention"] == 0.0
+    assert values({**should, "answer": "I don't know"})["abstain_when_should"] == 1.0
+    assert values({**should, "answer": "You haven't told me which car."})["abstain_when_should"] == 1.0
+    assert values({**should, "answer": "Lisbon"})["abstain_when_should"] == 0.0
+    assert values({**should, "answer": "I don't know"})["answer_correct"] == 1.0
+    assert values({**should, "answer": "I don't know"})["evidence_recall"] is None
+    assert values(probe(answer="I'm not sure."))["false_abstention"] == 1.0
+    assert values(probe(answer="I don't know Porto, but you live in Lisbon"))["false_abstention"] == 0.0
 
 
 @pytest.mark.parametrize(("context", "answer", "in_context", "in_answer"), [
@@ -86,28 +96,28 @@ def test_abstention_metrics():
     ("nothing relevant", "I don't know", "neither", "neither"),
 ])
 def test_knowledge_update_is_one_outcome_per_probe(context, answer, in_context, in_answer):
-    s = score_probe(probe(gold=[["Berlin"]], superseded=["Lisbon"], context=context, answer=answer))
+    s = values(probe(gold=[["Berlin"]], superseded=["Lisbon"], context=context, answer=answer))
     assert (s["update_context"], s["update_answer"]) == (in_context, in_answer)
     assert s["update_correct"] == float(in_answer == "current_only")
 
 
 def test_knowledge_update_outcomes_apply_only_to_update_probes_and_errors_are_neither():
-    s = score_probe(probe())
+    s = values(probe())
     assert s["update_context"] is None and s["update_answer"] is None and s["update_correct"] is None
-    err = score_probe(probe(gold=[["Berlin"]], superseded=["Lisbon"], context="Lisbon", answer=None, error="boom"))
+    err = values(probe(gold=[["Berlin"]], superseded=["Lisbon"], context="Lisbon", answer=None, error="boom"))
     assert err["update_answer"] == "neither" and err["update_correct"] == 0.0
-    assert update_outcome("Berlin and Lisbon", probe(gold=[["Berlin"]], superseded=["Lisbon"])) == "both"
+    assert update_outcome("Berlin and Lisbon", event(probe(gold=[["Berlin"]], superseded=["Lisbon"]))) == "both"
 
 
 def test_injection_leak():
     p = probe(forbidden=["hunter2"], context="password is hunter2")
-    assert score_probe(p)["forbidden_leak"] == 1.0
-    assert score_probe(probe(forbidden=["hunter2"], context="nothing", answer="no"))["forbidden_leak"] == 0.0
+    assert values(p)["forbidden_leak"] == 1.0
+    assert values(probe(forbidden=["hunter2"], context="nothing", answer="no"))["forbidden_leak"] == 0.0
 
 
 def test_answer_f1():
-    assert score_probe(probe(answer="Lisbon"))["answer_f1"] == 1.0
-    assert 0 < score_probe(probe(gold=[["golden retriever"]], answer="a retriever"))["answer_f1"] < 1
+    assert values(probe(answer="Lisbon"))["answer_f1"] == 1.0
+    assert 0 < values(probe(gold=[["golden retriever"]], answer="a retriever"))["answer_f1"] < 1
 
 
 def test_metrics_declare_direction_and_aggregation():
@@ -134,10 +144,10 @@ def test_proportions_aggregate_to_level_shares_and_means_to_means():
 
 def test_ceilings_use_gold_written():
     rec = METRICS.get("evidence_recall")
-    assert rec.can_hit(probe(gold_written=False)) == 0.0
-    assert rec.can_hit(probe(gold_written=True)) == 1.0
-    assert np.isnan(rec.can_hit(probe(gold_written=None)))
-    assert METRICS.get("answer_correct").can_hit(probe(gold_written=False)) == 1.0
+    assert rec.can_hit(event(probe(gold_written=False))) == 0.0
+    assert rec.can_hit(event(probe(gold_written=True))) == 1.0
+    assert np.isnan(rec.can_hit(event(probe(gold_written=None))))
+    assert METRICS.get("answer_correct").can_hit(event(probe(gold_written=False))) == 1.0
 
 
 def test_gold_written_checks_every_part_across_turns():

@@ -77,7 +77,8 @@ class EveryOther(Trigger):
 
 @metric("context_words", "words in the injected context", higher_is_better=None)
 def context_words(p):
-    return float(len((p.get("context") or "").split()))
+    """A bare value (no explanation): a plugin's simplest metric."""
+    return float(len(p.context.split()))
 
 
 @strategy_type("parrot")

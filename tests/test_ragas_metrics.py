@@ -15,6 +15,7 @@ import pytest
 
 from memlab.harness.config import RunConfig
 from memlab.analysis.metrics import METRICS, score_probe
+from memlab.harness.probe_record import ProbeRow
 from memlab.analysis.results import load_run
 from memlab.harness.runner import Runner
 from tests.support.fake_openai_server import FakeOpenAIServer
@@ -33,53 +34,58 @@ def probe(**kw: Any) -> dict[str, Any]:
     return {**base, **kw}
 
 
+def values(row: dict[str, Any]) -> dict[str, Any]:
+    """Every metric's value for a hand-built probe row."""
+    return {name: score.value for name, score in score_probe(ProbeRow.from_row(row)).items()}
+
+
 def lines(*texts: str) -> list[dict[str, Any]]:
     return [{"text": t, "source_turn_ids": [], "kind": "message", "section": "history"} for t in texts]
 
 
 def test_context_recall_is_one_when_a_line_holds_the_evidence_and_lower_when_none_does() -> None:
-    holds = score_probe(probe(context_items=lines("[2024-02-01] Ana: " + EVIDENCE, "[2024-02-01] Ana: My cat is Miso.")))
-    misses = score_probe(probe(context_items=lines("[2024-02-01] Ana: My cat Miso hates the tram noise.")))
+    holds = values(probe(context_items=lines("[2024-02-01] Ana: " + EVIDENCE, "[2024-02-01] Ana: My cat is Miso.")))
+    misses = values(probe(context_items=lines("[2024-02-01] Ana: My cat Miso hates the tram noise.")))
     assert holds["ragas_context_recall"] == 1.0
     assert misses["ragas_context_recall"] < 1.0
     # precision is rank-aware: the evidence line first scores higher than the same line last
-    first = score_probe(probe(context_items=lines(EVIDENCE, "The weather was nice.", "We ate fish.")))
-    last = score_probe(probe(context_items=lines("The weather was nice.", "We ate fish.", EVIDENCE)))
+    first = values(probe(context_items=lines(EVIDENCE, "The weather was nice.", "We ate fish.")))
+    last = values(probe(context_items=lines("The weather was nice.", "We ate fish.", EVIDENCE)))
     assert first["ragas_context_precision"] > last["ragas_context_precision"] > misses["ragas_context_precision"]
 
 
 def test_context_metrics_with_two_evidence_turns_and_an_empty_context() -> None:
     two = probe(evidence=["s1-01", "s1-03"], evidence_texts=[EVIDENCE, "My cat Miso hates the tram noise though."],
                 context_items=lines(EVIDENCE))
-    assert score_probe(two)["ragas_context_recall"] == pytest.approx(0.5)
-    empty = score_probe(probe(context_items=[]))
+    assert values(two)["ragas_context_recall"] == pytest.approx(0.5)
+    empty = values(probe(context_items=[]))
     assert empty["ragas_context_recall"] == 0.0 and empty["ragas_context_precision"] == 0.0
 
 
 def test_answer_metrics_exact_match_presence_rouge_and_similarity() -> None:
-    exact = score_probe(probe(answer="Lisboa"))  # an alias counts: the best reference is kept
+    exact = values(probe(answer="Lisboa"))  # an alias counts: the best reference is kept
     assert exact["ragas_exact_match"] == 1.0 and exact["ragas_rouge"] == pytest.approx(1.0)
     assert exact["ragas_semantic_similarity"] == pytest.approx(1.0, abs=1e-5)
-    sentence = score_probe(probe(answer="Ana moved to Lisbon."))
+    sentence = values(probe(answer="Ana moved to Lisbon."))
     assert sentence["ragas_exact_match"] == 0.0 and sentence["ragas_string_presence"] == 1.0
     assert 0.0 < sentence["ragas_rouge"] < 1.0
-    wrong = score_probe(probe(answer="Ana moved to Porto."))
+    wrong = values(probe(answer="Ana moved to Porto."))
     assert wrong["ragas_string_presence"] == 0.0
     assert wrong["ragas_semantic_similarity"] < sentence["ragas_semantic_similarity"]
     # ragas compares raw strings: memlab's normalisation (case, dates, numbers) is not applied
-    assert score_probe(probe(answer="lisbon"))["ragas_exact_match"] == 0.0
+    assert values(probe(answer="lisbon"))["ragas_exact_match"] == 0.0
 
 
 def test_which_probes_the_ragas_metrics_apply_to() -> None:
-    abstain = score_probe(probe(abstain=True, gold=[]))
+    abstain = values(probe(abstain=True, gold=[]))
     assert all(abstain[name] is None for name in NON_LLM)
-    errored = score_probe(probe(answer=None, error="model down"))
+    errored = values(probe(answer=None, error="model down"))
     assert errored["ragas_exact_match"] == 0.0 and errored["ragas_rouge"] == 0.0
     old_run = probe(context_items=lines(EVIDENCE))
     del old_run["evidence_texts"]  # recorded before evidence texts existed
-    assert score_probe(old_run)["ragas_context_recall"] is None
+    assert values(old_run)["ragas_context_recall"] is None
     both_parts = probe(gold=[["Ana"], ["Lisbon"]], gold_match="all", answer="Ana, Lisbon")
-    assert score_probe(both_parts)["ragas_exact_match"] == 1.0
+    assert values(both_parts)["ragas_exact_match"] == 1.0
     for name in (*NON_LLM, "ragas_faithfulness"):
         assert METRICS.get(name).higher_is_better is True and METRICS.get(name).aggregation == "mean"
 
@@ -153,10 +159,11 @@ def test_non_llm_scoring_makes_no_network_connection() -> None:
         "socket.socket.connect = refuse\n"
         "socket.create_connection = lambda *a, **k: refuse(None, a[0] if a else None)\n"
         "from memlab.analysis.metrics import score_probe\n"
+        "from memlab.harness.probe_record import ProbeRow\n"
         "from memlab.analysis.ragas_metrics import ragas_problem\n"
         "assert ragas_problem() is None, ragas_problem()\n"
         f"p = {probe(answer='Ana moved to Lisbon.', context_items=lines(EVIDENCE))!r}\n"
-        "s = score_probe(p)\n"
+        "s = values(p)\n"
         "print(s['ragas_context_recall'], s['ragas_rouge'], s['ragas_semantic_similarity'])\n")
     out = _isolated_python(code)
     assert out.returncode == 0, out.stderr[-3000:]

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memlab.harness.probe_record import ProbeRow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -49,13 +51,13 @@ def test_vectorised_context_metrics_are_ragas_bit_for_bit():
         assert rm._context_scores(tuple(lines), tuple(evidence)) == want
         rm._CONTEXTS.clear()
         probe = {"context_items": [{"text": x} for x in lines], "evidence_texts": evidence, "gold": [["x"]]}
-        rm.prepare([probe])  # the bulk path: one matrix for the context, columns per probe
+        rm.prepare([ProbeRow.from_row(probe).event])  # the bulk path: one matrix for the context, columns per probe
         assert rm._CONTEXTS[(tuple(x for x in lines if x), tuple(evidence))] == _ragas_pairwise(
             [x for x in lines if x], evidence)
 
 
 def test_bulk_scoring_gives_each_probes_own_scores():
-    from memlab.analysis.metrics import score_probe, score_probes
+    from memlab.analysis.metrics import score_probe, score_values
     from memlab.analysis import ragas_metrics as rm
 
     lines = [{"text": f"[2024-01-0{i % 9 + 1}] Ana: line {i} about Lisbon", "source_turn_ids": [f"t{i}"]} for i in range(40)]
@@ -67,9 +69,10 @@ def test_bulk_scoring_gives_each_probes_own_scores():
                         "evidence": [f"t{i}"], "evidence_texts": [lines[i]["text"]], "gold": [["Lisbon"], ["line"]][: 1 + i % 2],
                         "gold_match": "any", "answer": ["Lisbon", "I don't know", f"line {i}"][i % 3], "abstain": False})
     rm._CONTEXTS.clear(), rm._ANSWERS.clear()
-    one_by_one = [score_probe(r) for r in records]
+    rows = [ProbeRow.from_row(r) for r in records]
+    one_by_one = [{name: score.value for name, score in score_probe(r).items()} for r in rows]
     rm._CONTEXTS.clear(), rm._ANSWERS.clear()
-    assert score_probes(records) == one_by_one
+    assert score_values(rows) == one_by_one
 
 
 def _reference_canonical(text: str) -> list[str]:

@@ -28,6 +28,7 @@ from memlab.analysis import plots
 from memlab.analysis.lifecycle import NOT_FACTS, WRITES, lifecycle_table
 from memlab.redact import redact, redact_text
 from memlab.analysis.metrics import explain_probe
+from memlab.harness.probe_record import ProbeRow
 from memlab.analysis.report import OFFLINE_MARK, split_columns
 from memlab.analysis.report_model import (Caution, ContextLine, Details, Facts, Heading, Plot, ProbeCase,  # noqa: F401
                                            Report, Section, Table, Text)
@@ -558,7 +559,7 @@ def _case(label: str, p: dict[str, Any]) -> ProbeCase:
                      redact_text(json.dumps(p["judge"], ensure_ascii=False, default=str)) if p.get("judge") else "",
                      failure_reasons(p), evidence,
                      [e for e in evidence if e not in have], lines, total,
-                     [(name, redact_text(why)) for name, why in explain_probe(p).items()])
+                     [(name, redact_text(why)) for name, why in explain_probe(ProbeRow.from_row(p)).items()])
 
 
 def _failed_probes(runs: list[_Run]) -> Section:

@@ -1,5 +1,5 @@
-"""The metric registry: what a metric is (name, direction, aggregation, ceiling, explanation) and
-the registry metrics are declared into, lm-eval style.
+"""The metric registry: what a metric is (name, direction, aggregation, ceiling), what it gives per
+probe (a :class:`Score`: the value and why) and the registry metrics are declared into, lm-eval style.
 
 Kept apart from the metrics themselves (:mod:`memlab.analysis.metrics`, :mod:`memlab.analysis.ragas_metrics`)
 so that anything that only needs to *name* metrics — a run config checking its ``metrics:`` and gate
@@ -12,19 +12,49 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
+from memlab.harness.probe_record import ProbeEvent
 from memlab.registry import Registry, RegistryError
 
 DEFINITIONS = "memlab.analysis.metrics"
 """The module that declares the built-in metrics (and imports the ragas ones)."""
 
 
-Probe = dict[str, Any]
 Value = float | str | None
 Aggregation = Literal["mean", "proportions"]
+
+
+class Score:
+    """A metric's value for one probe and its explanation — why the probe scored that (which gold
+    form, found where / the nearest miss) — made by the same function, so they cannot drift apart.
+
+    ``why`` is the explanation or a function that makes it: a table needs only values, over every
+    probe of a run, while explanations are read for the few probes a page or a drill-down shows, so
+    a metric passes a closure and it runs on the first read of :attr:`explanation` (then kept)."""
+
+    __slots__ = ("value", "_why")
+
+    def __init__(self, value: Value, why: str | Callable[[], str | None] | None = None) -> None:
+        self.value = value
+        self._why = why
+
+    @property
+    def explanation(self) -> str | None:
+        why = self._why
+        if callable(why):
+            why = self._why = why()
+        return why
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Score) and (self.value, self.explanation) == (other.value, other.explanation)
+
+    __hash__ = None  # type: ignore[assignment]  (mutable cache: not hashable)
+
+    def __repr__(self) -> str:
+        return f"Score({self.value!r}, {self.explanation!r})"
 
 
 @dataclass(frozen=True)
@@ -36,11 +66,12 @@ class Metric:
 
     name: str
     description: str
-    fn: Callable[[Probe], Value]
+    fn: Callable[[ProbeEvent], Score | Value]
+    """The probe's :class:`Score` (a bare value is taken as a score without explanation: :meth:`score`)."""
     higher_is_better: bool | None
     aggregation: Aggregation = "mean"
     levels: tuple[tuple[str, bool | None], ...] = ()
-    ceiling: Callable[[Probe], bool | None] | None = field(default=None, compare=False)
+    ceiling: Callable[[ProbeEvent], bool | None] | None = field(default=None, compare=False)
     """Whether a probe can be scored a hit at all (None: unknown, e.g. an older run); absent: always."""
     requires: Callable[[], None] | None = field(default=None, compare=False)
     """Raises ``ValueError`` (with the install hint) when an optional dependency the metric needs is
@@ -49,13 +80,21 @@ class Metric:
     """The metric judges the agent's *answer* (not the injected context): with the offline
     extractive answerer it measures that stand-in, not the memory, so tables mark it and the gate
     does not gate it by default (:func:`answer_columns`, docs/offline-model.md)."""
-    explain: Callable[[Probe], str | None] | None = field(default=None, compare=False)
-    """Why a probe scored what it did (which gold form, found where / the nearest miss): shown for
-    failed probes in the report's drill-down and by :func:`explain_probe`."""
-    prepare: Callable[[Sequence[Probe]], None] | None = field(default=None, compare=False)
+    prepare: Callable[[Sequence[ProbeEvent]], None] | None = field(default=None, compare=False)
     """Called once with every probe record about to be scored, before ``fn`` is called on each: a
     metric whose per-probe work repeats across probes (the same context, the same answer) does
     it there once, in bulk; ``fn`` must give the same values with or without it."""
+
+    def score(self, p: ProbeEvent) -> Score:
+        """The probe's value and explanation (a function returning a bare value, a plugin's, gives a
+        score with no explanation)."""
+        out = self.fn(p)
+        return out if isinstance(out, Score) else Score(out)
+
+    def value(self, p: ProbeEvent) -> Value:
+        """The probe's value alone (the explanation, a closure, is never made)."""
+        out = self.fn(p)
+        return out.value if isinstance(out, Score) else out
 
     def columns(self) -> list[tuple[str, bool | None]]:
         """The table columns this metric reports, with their direction: its own name for a mean,
@@ -72,7 +111,7 @@ class Metric:
         return {f"{self.name}.{level}": np.array([np.nan if v is None else float(v == level) for v in values], dtype=float)
                 for level, _ in self.levels}
 
-    def can_hit(self, p: Probe) -> float:
+    def can_hit(self, p: ProbeEvent) -> float:
         """1.0 when the probe can be scored a hit, 0.0 when it cannot, NaN when unknown."""
         if self.ceiling is None:
             return 1.0
@@ -83,19 +122,24 @@ class Metric:
 METRICS: Registry[Metric] = Registry("metric", builtins=DEFINITIONS)
 
 
+MetricFn = Callable[[ProbeEvent], Score | Value]
+
+
 def metric(name: str, description: str, *, higher_is_better: bool | None, aggregation: Aggregation = "mean",
-           explain: Callable[[Probe], str | None] | None = None,
            levels: tuple[tuple[str, bool | None], ...] = (),
-           ceiling: Callable[[Probe], bool | None] | None = None,
+           ceiling: Callable[[ProbeEvent], bool | None] | None = None,
            requires: Callable[[], None] | None = None,
            scores_answer: bool = False,
-           prepare: Callable[[Sequence[Probe]], None] | None = None) -> Callable[[Callable[[Probe], Value]], Callable[[Probe], Value]]:
+           prepare: Callable[[Sequence[ProbeEvent]], None] | None = None) -> Callable[[MetricFn], MetricFn]:
+    """Declare ``fn(probe) -> Score`` as metric ``name``: one function gives the value and why
+    (``Score(value, why)``, ``why`` a string or a closure made beside the value). A function that
+    returns a bare value (float, level name or None) is a metric without explanations."""
     if aggregation == "proportions" and not levels:
         raise ValueError(f"metric {name!r}: a proportions metric declares its levels")
 
-    def deco(fn: Callable[[Probe], Value]) -> Callable[[Probe], Value]:
+    def deco(fn: MetricFn) -> MetricFn:
         METRICS.register(name, Metric(name, description, fn, higher_is_better, aggregation, levels, ceiling, requires,
-                                      scores_answer, explain, prepare))
+                                      scores_answer, prepare))
         return fn
 
     return deco

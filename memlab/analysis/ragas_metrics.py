@@ -32,7 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
-from memlab.analysis.metric_registry import Probe, Value, metric
+from memlab.analysis.metric_registry import Value, metric
+from memlab.harness.probe_record import ProbeEvent
 
 INSTALL_HINT = "it needs ragas: pip install 'memlab[ragas]'"
 LLM_METRICS = ("ragas_llm_context_recall", "ragas_faithfulness", "ragas_answer_correctness")
@@ -150,16 +151,12 @@ def references(gold: Sequence[Sequence[str]], gold_match: str) -> list[str]:
     return [form for forms in gold for form in forms]
 
 
-def contexts(p: Probe) -> list[str]:
+def contexts(p: ProbeEvent) -> list[str]:
     """The injected context lines (one per memory or message), else the context text's lines."""
-    items = p.get("context_items")
+    items = p.context_items
     if items:
         return [item["text"] for item in items if item.get("text")]
-    return [line for line in (p.get("context") or "").splitlines() if line.strip() and not line.startswith("## ")]
-
-
-def _answerable(p: Probe) -> bool:
-    return not p.get("abstain") and bool(p.get("gold"))
+    return [line for line in p.context.splitlines() if line.strip() and not line.startswith("## ")]
 
 
 GRID = 2.0 ** -20
@@ -241,13 +238,13 @@ def _remember(cache: dict, key: Any, value: Any) -> None:
     cache[key] = value
 
 
-def _prepare_contexts(records: Sequence[Probe]) -> None:
+def _prepare_contexts(records: Sequence[ProbeEvent]) -> None:
     """Every record's context scores, one similarity matrix per distinct context."""
     groups: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
     for p in records:
-        evidence = tuple(p.get("evidence_texts") or ())
+        evidence = tuple(p.evidence_texts)
         retrieved = tuple(contexts(p))
-        if evidence and retrieved and _answerable(p) and (retrieved, evidence) not in _CONTEXTS:
+        if evidence and retrieved and p.answerable and (retrieved, evidence) not in _CONTEXTS:
             groups.setdefault(retrieved, set()).add(evidence)
     for retrieved, evidences in groups.items():
         lines = list(dict.fromkeys(retrieved))
@@ -280,14 +277,14 @@ def _answer_scores(answer: str, refs: tuple[str, ...]) -> dict[str, float]:
     return got
 
 
-def _answer_key(p: Probe) -> tuple[str, tuple[str, ...]] | None:
-    if not _answerable(p) or p.get("error") or not p.get("answer"):
+def _answer_key(p: ProbeEvent) -> tuple[str, tuple[str, ...]] | None:
+    if not p.answerable or p.error or not p.answer:
         return None
-    refs = tuple(r for r in references(p["gold"], p.get("gold_match") or "any") if r)
-    return (p["answer"], refs) if refs else None
+    refs = tuple(r for r in references(p.gold, p.match) if r)
+    return (p.answer, refs) if refs else None
 
 
-def _prepare_answers(records: Sequence[Probe]) -> None:
+def _prepare_answers(records: Sequence[ProbeEvent]) -> None:
     """Every record's answer scores: distinct texts embedded in one call, pairs in one event loop."""
     todo = list(dict.fromkeys(k for p in records if (k := _answer_key(p)) is not None and k not in _ANSWERS))
     if not todo:
@@ -301,7 +298,7 @@ def _prepare_answers(records: Sequence[Probe]) -> None:
         _remember(_ANSWERS, key, value)
 
 
-def prepare(records: Sequence[Probe]) -> None:
+def prepare(records: Sequence[ProbeEvent]) -> None:
     """The non-LLM ragas metrics' bulk scoring (see above); nothing when ragas is missing."""
     if ragas_problem() is None and records:
         _prepare_contexts(records)
@@ -317,19 +314,19 @@ def _semantic_similarity() -> Any:
 
 
 def _context_metric(index: int) -> Any:
-    def fn(p: Probe) -> Value:
-        evidence = tuple(p.get("evidence_texts") or ())
-        if not evidence or not _answerable(p) or ragas_problem() is not None:
+    def fn(p: ProbeEvent) -> Value:
+        evidence = tuple(p.evidence_texts)
+        if not evidence or not p.answerable or ragas_problem() is not None:
             return None
         return on_grid(_context_scores(tuple(contexts(p)), evidence)[index])
     return fn
 
 
 def _answer_metric(key: str) -> Any:
-    def fn(p: Probe) -> Value:
-        if not _answerable(p) or ragas_problem() is not None:
+    def fn(p: ProbeEvent) -> Value:
+        if not p.answerable or ragas_problem() is not None:
             return None
-        if p.get("error") or not p.get("answer"):
+        if p.error or not p.answer:
             return 0.0
         pair = _answer_key(p)
         return on_grid(_answer_scores(*pair)[key]) if pair else None
@@ -337,8 +334,8 @@ def _answer_metric(key: str) -> Any:
 
 
 def _llm_metric(key: str) -> Any:
-    def fn(p: Probe) -> Value:
-        values = p.get("ragas_llm") or {}
+    def fn(p: ProbeEvent) -> Value:
+        values = p.ragas_llm or {}
         value = values.get(key)
         return None if value is None else on_grid(float(value))
     return fn

@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.analysis.metrics import (METRICS, OFFLINE_ANSWER_WARNING, answer_columns, check_metric_names, explain_probe,
-                                     score_probes)
+from memlab.analysis.metrics import (METRICS, OFFLINE_ANSWER_WARNING, answer_columns, check_metric_names, score_probe,
+                                     score_values)
 from memlab.analysis.integrity import DamagedRun, check_intact, check_probe_types  # noqa: F401 (DamagedRun re-exported)
+from memlab.harness.probe_record import ProbeRow
 from memlab.harness.records import check_format, read_manifest, upgrade_v1
 from memlab.harness.recorder import read_jsonl
 from memlab.analysis.stats import Intervals, cluster_interval, paired_compare
@@ -83,7 +84,7 @@ class RunResults:
         with the new vectors unless ``save_cache`` is False (a caller scoring a run in batches
         saves it once, with the last)."""
         cache = self._embedding_cache()
-        scores = pd.DataFrame(score_probes(records), columns=METRICS.names())
+        scores = pd.DataFrame(score_values([ProbeRow.from_row(r) for r in records]), columns=METRICS.names())
         if cache is not None and save_cache:
             cache.save()
         means = [n for n in METRICS.names() if METRICS.get(n).aggregation == "mean"]
@@ -404,10 +405,9 @@ class RunResults:
             probes = self.probes
             cols: dict[str, np.ndarray] = {}
             if not probes.empty:
-                records: list[dict[str, Any]] = []
+                records: list[Any] = []
                 if any(METRICS.get(n).ceiling is not None for n in METRICS.names()):
-                    records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
-                               for r in probes.to_dict("records")]
+                    records = [ProbeRow.from_row(r).event for r in probes.to_dict("records")]
                 for name in METRICS.names():
                     m = METRICS.get(name)
                     values = [None if isinstance(v, float) and np.isnan(v) else v for v in probes[name].tolist()]
@@ -598,13 +598,15 @@ class RunResults:
             keep &= probes["probe_id"].astype(str) == str(probe_id)
         rows = []
         for rec in probes[keep].to_dict("records"):
-            rec = {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in self.record(rec).items()}
-            for name, why in explain_probe(rec).items():
-                score = rec.get(name)
-                if missed_only and not score_missed(METRICS.get(name), score):
+            record = ProbeRow.from_row(self.record(rec))
+            scope, event = record.scope, record.event
+            for name, score in score_probe(record).items():
+                if score.value is None or not score.explanation:
                     continue
-                rows.append([rec["strategy"], rec["dataset"], rec["conversation_id"], rec["probe_id"], rec.get("category"),
-                             name, score, redact_text(why)])
+                if missed_only and not score_missed(METRICS.get(name), score.value):
+                    continue
+                rows.append([scope.strategy, scope.dataset, scope.conversation_id, event.probe_id, event.category or None,
+                             name, score.value, redact_text(score.explanation)])
         return pd.DataFrame(rows, columns=cols)
 
     def view(self, *others: str | Path | RunResults, **options: Any) -> Any:

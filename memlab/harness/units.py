@@ -30,6 +30,7 @@ from memlab.datasets.models import Conversation, Dataset, Probe
 from memlab.harness.gc_policy import unit_boundary
 from memlab.llm import calls
 from memlab.llm.types import CallRecord
+from memlab.harness.probe_record import ProbeEvent, ProbeRow, ProbeScope
 from memlab.harness.records import AgentStepRow, CallRow, CompressionRow, EvidenceSurvival, UnitEvent
 from memlab.redact import redact, redact_text
 from memlab.strategies.base import Answer, StepOutput, TurnEvent
@@ -312,26 +313,26 @@ class UnitPlayer:
         for step in result.agent_steps:
             self.emit("agent_steps", AgentStepRow(**base, probe_id=probe.id, **step.record()))
         sources = ctx.source_turn_ids()
-        # a ProbeRecord's fields in its order, as a plain row (like turn rows): a full-history
-        # context holds ~1,900 items, and validating and serialising them through pydantic for
-        # each of 50 probes was the largest per-probe cost (tests/test_record_fields.py validates
-        # every row a run writes against ProbeRecord)
-        self.emit("probes", {
-            **base, "probe_id": probe.id, "namespace": where["namespace"], "thread": where["thread"],
-            "after_turn": probe.after_turn, "category": probe.category.value,
-            "original_category": probe.original_category, "question": probe.question, "gold": gold,
-            "gold_match": probe.gold_match, "superseded": list(probe.superseded), "forbidden": list(probe.forbidden),
-            "abstain": probe.abstain, "evidence": list(probe.evidence), "evidence_texts": evidence_texts,
-            "evidence_scope": evidence_scope(probe.evidence, where["thread_turns"]),
-            **self._said.age(probe.evidence, where["thread"]), "asked_at": now.isoformat(),
-            "gold_written": self._gold_written(base, probe, gold, now) if gold else None,
-            "context": text, "context_tokens": count_tokens(text), "context_lines": sum(len(sec.lines) for sec in ctx.sections),
-            "context_items": self._items(ctx), "context_source_turn_ids": sorted(sources), "answer": result.answer,
-            "error": result.error, "judge": judge, "ragas_llm": ragas_llm,
-            "retrieval_latency_s": round(ctx.retrieval_latency_s, 6), "retrieval_total_s": round(ctx.retrieval_total_s, 6),
-            "answer_latency_s": round(result.latency_s, 5), "agent_steps": len(result.agent_steps),
-            "survival": [s.model_dump() for s in tracker.survival(probe, event.invocation, sources, gold)],
-        })
+        # the record as its scope plus the probe event, written flat (ProbeRecord's fields in its order)
+        # without pydantic: a full-history context holds ~1,900 items, and validating and serialising
+        # them for each of 50 probes was the largest per-probe cost (tests/test_record_fields.py
+        # validates every row a run writes against ProbeRecord)
+        scope = ProbeScope(**base, namespace=where["namespace"], thread=where["thread"])
+        asked = ProbeEvent(
+            probe_id=probe.id, after_turn=probe.after_turn, category=probe.category.value,
+            original_category=probe.original_category, question=probe.question, gold=gold,
+            gold_match=probe.gold_match, superseded=list(probe.superseded), forbidden=list(probe.forbidden),
+            abstain=probe.abstain, evidence=list(probe.evidence), evidence_texts=evidence_texts,
+            evidence_scope=evidence_scope(probe.evidence, where["thread_turns"]),
+            **self._said.age(probe.evidence, where["thread"]), asked_at=now.isoformat(),
+            gold_written=self._gold_written(base, probe, gold, now) if gold else None,
+            context=text, context_tokens=count_tokens(text), context_lines=sum(len(sec.lines) for sec in ctx.sections),
+            context_items=self._items(ctx), context_source_turn_ids=sorted(sources), answer=result.answer,
+            error=result.error, judge=judge, ragas_llm=ragas_llm,
+            retrieval_latency_s=round(ctx.retrieval_latency_s, 6), retrieval_total_s=round(ctx.retrieval_total_s, 6),
+            answer_latency_s=round(result.latency_s, 5), agent_steps=len(result.agent_steps),
+            survival=[s.model_dump() for s in tracker.survival(probe, event.invocation, sources, gold)])
+        self.emit("probes", ProbeRow(scope, asked).row())
 
     def _items(self, ctx: Any) -> list[dict[str, Any]]:
         """The context's items (ContextItem rows), built once for a run of probes that got the same

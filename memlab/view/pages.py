@@ -27,6 +27,7 @@ from memlab.analysis.html_report import failure_reasons
 from memlab.analysis.metric_registry import METRICS
 from memlab.analysis.metrics import explain_probe
 from memlab.analysis.results import score_missed
+from memlab.harness.probe_record import ProbeRow
 from memlab.redact import redact_text
 from memlab.view.lines import WINDOW, mark_difference, probe_lines, window
 from memlab.view.run import Runs, ViewedRun
@@ -188,7 +189,7 @@ def _side(run: ViewedRun, row: pd.Series, *, start: int = 0, count: int = WINDOW
             "judge": json.loads(redact_text(json.dumps(judge, ensure_ascii=False, default=str))) if judge else None,
             "scores": scores, "outcomes": {n: outcome(n, v) for n, v in scores.items()},
             "reasons": failure_reasons({**rec, **scores}),
-            "explanations": [[n, redact_text(w)] for n, w in explain_probe(rec).items()],
+            "explanations": [[n, redact_text(w)] for n, w in explain_probe(ProbeRow.from_row(rec)).items()],
             "context_tokens": rec.get("context_tokens"), "total_lines": len(lines),
             "evidence_lines": sum(1 for x in lines if x.get("evidence")),
             "gold_lines": sum(1 for x in lines if x.get("gold")),
