@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from memlab.analysis.metrics import score_probe
+from memlab.harness.probe_record import ProbeRow
 from memlab.scoring import canonical
 from memlab.analysis.stats import Intervals, cluster_bootstrap, paired_compare
 
@@ -50,13 +51,13 @@ def main() -> None:
                 canonical(t)
 
         per_text = timed(norm, repeat) / len(texts)
-        probe = {"gold": [["8 May 2023"], ["Lisbon"]], "gold_match": "all", "superseded": ["Porto"], "forbidden": ["pw"],
+        probe = ProbeRow.from_row({"gold": [["8 May 2023"], ["Lisbon"]], "gold_match": "all", "superseded": ["Porto"], "forbidden": ["pw"],
                  "evidence": ["t1"], "context": texts[0], "answer": "Lisbon", "gold_written": True,
-                 "context_items": [{"text": t, "source_turn_ids": ["t1"], "kind": "message", "section": "s"} for t in texts[:2]]}
+                 "context_items": [{"text": t, "source_turn_ids": ["t1"], "kind": "message", "section": "s"} for t in texts[:2]]})
 
         def score() -> None:
             canonical.cache_clear()
-            score_probe(probe)
+            score_probe(probe)  # values; each explanation is a closure, not run
 
         print(f"{n:>13,} | {1000 * per_text:>23.2f} | {n / per_text:>7,.0f} | {1000 * timed(score, repeat):.2f}")
     x = np.random.default_rng(0).integers(0, 2, 500).astype(float)
