@@ -14,33 +14,32 @@ DEFAULT_CONFIG = "evals/default.yaml"
 def _cmd_run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from memlab.harness.config import load_config
     from memlab.analysis.report import write_report
+    from memlab.harness.config import read_config, validate_config, written_block
     from memlab.harness.runner import EXIT_CODES, RunAborted, Runner
 
     console = Console()
     if not console.is_terminal:
         console = Console(width=200)
-    overrides: dict = {}
+    # the flags change the file's mapping, which is then validated once (every strategy resolved once)
+    data = read_config(args.config)
     if args.limit is not None:
-        overrides["limit_conversations"] = args.limit
+        data["limit_conversations"] = args.limit
     if args.dataset:
-        overrides["datasets"] = args.dataset
+        data["datasets"] = args.dataset
     if args.threads:
-        overrides["threads"] = args.threads
+        data["threads"] = args.threads
     if args.output_dir:
-        overrides["output_dir"] = args.output_dir
+        data["output_dir"] = args.output_dir
     if args.base_url or args.model or args.cache_mode:
-        from memlab.harness.config import load_config as _load
-
-        model = _load(args.config).model.model_dump()
+        model = dict(written_block(data, "model"))
         if args.base_url or args.model:
             model.update(provider="openai", model=args.model or model.get("model"), base_url=args.base_url or model.get("base_url"))
         if args.cache_mode:
-            model["cache"] = {"mode": args.cache_mode, "path": args.cache_path or model["cache"].get("path")}
-        overrides["model"] = model
+            model["cache"] = {"mode": args.cache_mode, "path": args.cache_path or written_block(model, "cache").get("path")}
+        data["model"] = model
     if args.workers is not None or args.executor or args.ray_address:
-        executor = load_config(args.config).executor.model_dump()  # the flags override the config's block field by field
+        executor = dict(written_block(data, "executor"))  # the flags override the config's block field by field
         if args.workers is not None:
             executor["workers"] = args.workers
         if args.executor:
@@ -49,14 +48,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
             executor["type"] = "ray"
         if args.ray_address:
             executor["ray_address"] = args.ray_address
-        overrides["executor"] = executor
+        data["executor"] = executor
     if args.budget:
         from memlab.cost.budget import parse_budget_flags
 
-        overrides["budget"] = parse_budget_flags(args.budget, load_config(args.config).budget).model_dump()
+        data["budget"] = parse_budget_flags(args.budget, written_block(data, "budget")).model_dump()
     if args.prices:
-        overrides["prices"] = args.prices
-    config = load_config(args.config, overrides)
+        data["prices"] = args.prices
+    config = validate_config(data, str(args.config))
     t0 = time.perf_counter()
     if args.adopt and not args.resume:
         raise ValueError("--adopt makes a resumed copy of a run folder a run of its own: give it with --resume COPY")

@@ -15,17 +15,16 @@ from typing import Any
 
 def _cmd_sensitivity(args: argparse.Namespace) -> int:
     from memlab.analysis.sensitivity import check_contrasts, write_sweep_report
-    from memlab.harness.config import SensitivitySpec, load_config, validate_config
+    from memlab.harness.config import read_config, validate_config, written_block
     from memlab.harness.runner import EXIT_CODES, RunAborted
     from memlab.harness.sensitivity import SensitivityFailed, parse_vary, run_sensitivity
 
-    overrides: dict[str, Any] = {}
+    data = read_config(args.config)  # the flags change the file's mapping, validated once below
     if args.workers is not None:
-        overrides["executor"] = {**load_config(args.config).executor.model_dump(), "workers": args.workers}
+        data["executor"] = {**written_block(data, "executor"), "workers": args.workers}
     if args.output_dir:
-        overrides["output_dir"] = args.output_dir
-    config = load_config(args.config, overrides)
-    block = config.sensitivity.model_dump() if config.sensitivity else {}
+        data["output_dir"] = args.output_dir
+    block = dict(written_block(data, "sensitivity"))
     if args.vary:
         block["vary"] = parse_vary(args.vary)
     if args.contrast:
@@ -35,8 +34,9 @@ def _cmd_sensitivity(args: argparse.Namespace) -> int:
             block[key] = getattr(args, key)
     if not block.get("vary"):
         raise ValueError(f"{args.config}: nothing to vary: give --vary KNOB=v1,v2,… or a `sensitivity: {{vary: …}}` block")
-    spec = SensitivitySpec.model_validate(block)
-    config = validate_config(config.model_copy(update={"sensitivity": spec}), str(args.config))
+    data["sensitivity"] = block
+    config = validate_config(data, str(args.config))
+    spec = config.sensitivity
     names = [s.name for s in config.strategies]
     if spec.contrasts:
         check_contrasts([tuple(c) for c in spec.contrasts], names)

@@ -10,7 +10,6 @@ from memlab.datasets.models import Dataset
 from memlab.embeddings import shared_embedder
 from memlab.llm.base import make_model
 from memlab.memory.item import MemoryEvent
-from memlab.memory.stores.base import make_store
 from memlab.roles.program import MemoryRoles
 from memlab.strategies.composed import ComposedStrategy, resolve_spec
 from memlab.strategies.slots import BuildEnv
@@ -20,7 +19,7 @@ from memlab.harness.units import turn_events
 def build(spec: dict[str, Any], model: Any = None, embedder: Any = None) -> ComposedStrategy:
     model = model if model is not None else make_model({"provider": "offline"})
     env = BuildEnv(roles=MemoryRoles(model), embedder=embedder or shared_embedder(None), strategy_name=spec["name"],
-                   make_store=lambda s: make_store(dict(s).pop("type"), **{k: v for k, v in s.items() if k != "type"}))
+                   make_store=lambda s: s.build())
     return ComposedStrategy(resolve_spec(spec), env)
 
 

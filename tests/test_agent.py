@@ -18,7 +18,6 @@ from memlab.datasets.models import Dataset
 from memlab.embeddings import shared_embedder
 from memlab.llm import calls
 from memlab.llm.types import ChatRequest, ChatResponse, ToolCall, Usage
-from memlab.memory.stores.base import make_store
 from memlab.roles.program import MemoryRoles
 from memlab.strategies.composed import ComposedStrategy, resolve_spec
 from memlab.strategies.slots import BuildEnv
@@ -141,7 +140,7 @@ CONV = {
 
 def _strategy(spec: dict[str, Any], model: ScriptedModel) -> ComposedStrategy:
     env = BuildEnv(roles=MemoryRoles(model), embedder=shared_embedder(None), strategy_name=spec["name"],
-                   make_store=lambda s: make_store(dict(s).pop("type"), **{k: v for k, v in s.items() if k != "type"}))
+                   make_store=lambda s: s.build())
     return ComposedStrategy(resolve_spec(spec), env)
 
 

@@ -12,7 +12,6 @@ import pytest
 from memlab.datasets.models import Dataset
 from memlab.embeddings import shared_embedder
 from memlab.llm.base import make_model
-from memlab.memory.stores.base import make_store
 from memlab.roles.program import MemoryRoles
 from memlab.strategies.composed import ComposedStrategy, resolve_spec
 from memlab.strategies.slots import BuildEnv
@@ -47,7 +46,7 @@ def roles() -> MemoryRoles:
 
 def _play(spec: dict[str, Any], roles: MemoryRoles, until: str | None = None):
     env = BuildEnv(roles=roles, embedder=shared_embedder(None), strategy_name=spec["name"],
-                   make_store=lambda s: make_store(s["type"]))
+                   make_store=lambda s: s.build())
     strat = ComposedStrategy(resolve_spec(spec), env)
     conv = _conv()
     strat.begin_unit("t/c")

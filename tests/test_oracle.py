@@ -8,7 +8,6 @@ import pytest
 
 from memlab.datasets.models import Dataset
 from memlab.embeddings import shared_embedder
-from memlab.memory.stores.base import make_store
 from memlab.strategies.composed import ComposedStrategy, resolve_spec
 from memlab.strategies.slots import BuildEnv
 from memlab.harness.units import turn_events
@@ -33,7 +32,7 @@ def _stored(extractor: dict[str, Any]) -> list:
     spec = {"name": "o", "extractor": extractor, "consolidator": {"type": "append"}, "store": {"type": "in_memory"},
             "retriever": {"type": "vector", "k": 4}}
     env = BuildEnv(roles=None, embedder=shared_embedder(None), strategy_name="o",
-                   make_store=lambda s: make_store(s["type"]))
+                   make_store=lambda s: s.build())
     strat = ComposedStrategy(resolve_spec(spec), env)
     conv = _dataset().conversations[0]
     strat.begin_unit("t/c")

@@ -25,7 +25,7 @@ from pydantic import Field
 from memlab.analysis.metric_registry import metric
 from memlab.external import ExternalParams, ExternalStrategy, Hit, strategy_type
 from memlab.memory.item import Op
-from memlab.memory.stores.base import STORES
+from memlab.memory.stores.base import STORES, StoreOptions
 from memlab.memory.stores.in_memory import InMemoryStore
 from memlab.strategies.retriever.base import Retriever
 from memlab.strategies.slots import Params, component
@@ -33,6 +33,7 @@ from memlab.strategies.triggers import Trigger, TriggerParams, trigger
 
 WRITES = []
 SEARCHES = []
+OPTIONS = []
 
 
 @STORES.register("counting_store")
@@ -40,6 +41,14 @@ class CountingStore(InMemoryStore):
     """The in-memory store, counting what it is asked to do."""
 
     name = "counting_store"
+
+    class Options(StoreOptions):
+        label: str = "writes"
+        limit: int = Field(default=1000, ge=1)
+
+    def __init__(self, options=None):
+        super().__init__()
+        OPTIONS.append(options)
 
     def add(self, items, embeddings=None):
         WRITES.extend(item.id for item in items)
@@ -125,7 +134,7 @@ def _config(tmp_path: Path, plugins: list[str]) -> Path:
         "embedding_cache": None, "executor": {"type": "serial"}, "plugins": plugins,
         "metrics": ["evidence_recall", "context_words"],
         "strategies": [
-            {"name": "mine", "store": {"type": "counting_store"}, "extractor": {"type": "verbatim"},
+            {"name": "mine", "store": {"type": "counting_store", "label": "mine"}, "extractor": {"type": "verbatim"},
              "retriever": {"type": "newest_first", "k": 2},
              "short_term": {"type": "summarizing", "keep_recent": 1, "trigger": {"type": "every_other", "offset": 1}}},
             {"name": "parrot", "type": "parrot", "k": 2},
@@ -136,15 +145,18 @@ def _config(tmp_path: Path, plugins: list[str]) -> Path:
 def test_a_plugin_of_every_kind_resolves_from_yaml_and_runs(tmp_path, plugin):
     config = load_config(_config(tmp_path, [plugin]))
     mine, parrot = config.typed_strategies()
-    assert mine.store == {"type": "counting_store"} and mine.components["retriever"].type == "newest_first"
+    assert (mine.store.type, mine.store.options.label, mine.store.options.limit) == ("counting_store", "mine", 1000)
+    assert mine.spec()["store"] == {"type": "counting_store", "label": "mine"}  # the manifest's form: what was written
+    assert mine.components["retriever"].type == "newest_first"
     trig = mine.components["short_term"].params.trigger
     assert (trig.type, trig.offset) == ("every_other", 1)  # the plugin's typed spec, validated once
-    assert parrot["type"] == "parrot" and parrot["params"]["k"] == 2
+    assert parrot.type == "parrot" and parrot.params.k == 2  # the type's typed Params, validated once
 
     run = memlab.load_run(memlab.run(config, progress=False))
     assert run.manifest["status"] == "completed"
     module = sys.modules[plugin]
     assert module.WRITES and module.SEARCHES  # the plugin store took the memories, its retriever was asked
+    assert module.OPTIONS and all(o is mine.store.options for o in module.OPTIONS)  # typed, handed on as validated
     probes = run.probes[run.probes["strategy"] == "mine"]
     assert probes["context"].str.contains("Newest memories").all()
     comp = run.compressions
@@ -165,6 +177,24 @@ def test_without_the_plugin_each_name_fails_with_the_registry_message(tmp_path):
         {"name": "s", "short_term": {"type": "summarizing", "trigger": {"type": "every_other"}}}]}))
     with pytest.raises(ConfigError, match="Unknown compression trigger 'every_other'.*Known: agent_driven"):
         load_config(path)
+
+
+def test_a_plugin_store_declares_typed_options_checked_when_the_config_loads(tmp_path, plugin):
+    from memlab.memory.stores.base import STORES
+
+    with pytest.raises(ValueError, match="store 'untyped' .* has no `Options` model"):
+        @STORES.register("untyped")
+        class Untyped:
+            name = "untyped"
+    path = _config(tmp_path, [plugin])
+    data = yaml.safe_load(path.read_text())
+    for store, problem in [({"type": "counting_store", "lable": "x"}, "store 'counting_store' has no option 'lable'. Did you mean 'label'"),
+                           ({"type": "counting_store", "limit": "10"}, "store 'counting_store': limit: Input should be a valid integer"),
+                           ({"type": "counting_store", "limit": 0}, "store 'counting_store': limit: Input should be greater than or equal to 1")]:
+        data["strategies"][0]["store"] = store
+        path.write_text(yaml.safe_dump(data))
+        with pytest.raises(ConfigError, match=rf"{path}: strategies\[0\] \(mine\): strategy 'mine': {problem}"):
+            load_config(path)
 
 
 def test_a_plugin_trigger_must_name_itself_in_its_spec():

@@ -18,7 +18,8 @@ import yaml
 
 from memlab.cli import main as cli_main
 from memlab.memory.stores.base import StoreError
-from memlab.memory.stores.postgres import PostgresStore, describe_dsn, normalize_dsn
+from memlab.memory.stores.base import make_store
+from memlab.memory.stores.postgres import describe_dsn, normalize_dsn
 from memlab.redact import redact, redact_text, redact_url, register_secrets_in
 from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.test_reliability import _dataset
@@ -51,7 +52,7 @@ def _outputs_for(dsn: str, password: str) -> dict[str, str]:
            "redact_text": redact_text(f"FATAL: password authentication failed; password {password!r} "
                                       f"given in {dsn} was rejected")}
     try:
-        PostgresStore(dsn=dsn, connect_timeout=1)  # port 1: refused at once
+        make_store("postgres", dsn=dsn, connect_timeout=1)  # port 1: refused at once
     except StoreError as exc:
         out["StoreError"] = str(exc)
     else:  # pragma: no cover - nothing listens on port 1
@@ -97,7 +98,7 @@ def test_the_issue_examples_and_an_ambiguous_at_in_a_query_password():
     assert "Cn9x9" not in json.dumps(redact({"dsn": ambiguous})) and "Cut" not in redact_url(ambiguous)
     assert "Cn9x9" not in json.dumps(describe_dsn(ambiguous))
     with pytest.raises(StoreError, match="%40") as err:
-        PostgresStore(dsn=ambiguous)
+        make_store("postgres", dsn=ambiguous)
     assert "Cn9x9" not in str(err.value) and "Cut" not in str(err.value)
 
 

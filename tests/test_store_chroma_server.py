@@ -35,14 +35,14 @@ def script(env: dict[str, str], cmd: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_server_stopped_mid_use_gives_store_error_naming_chroma(tmp_path: Path) -> None:
-    from memlab.memory.stores.chroma import ChromaStore
+    from memlab.memory.stores.base import make_store
 
     port = free_port()
     env = server_env(tmp_path, port)
     started = script(env, "start")
     assert started.returncode == 0, started.stderr
     try:
-        store = ChromaStore(host="127.0.0.1", port=port, collection="midrun")
+        store = make_store("chroma", host="127.0.0.1", port=port, collection="midrun")
         vec = np.ones((1, 384), dtype=np.float32)
         store.add([MemoryItem(namespace="ns", text="tea")], vec)
         assert len(store.search("ns", k=3)) == 1

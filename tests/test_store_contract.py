@@ -564,22 +564,20 @@ def test_namespace_isolation(store: MemoryStore) -> None:
 
 @pytest.mark.slow
 def test_chroma_single_writer_lock(tmp_path: Path) -> None:
-    from memlab.memory.stores.chroma import ChromaStore
 
     path = tmp_path / "locked"
-    first = ChromaStore(path=str(path))
+    first = make_store("chroma", path=str(path))
     try:
         with pytest.raises(StoreError) as ei:
-            ChromaStore(path=str(path))
+            make_store("chroma", path=str(path))
         msg = str(ei.value)
         assert str(path) in msg and f"already opened by pid {os.getpid()}" in msg
         assert "separate directory per concurrent run" in msg
         code = textwrap.dedent(
             f"""
-            from memlab.memory.stores.base import StoreError
-            from memlab.memory.stores.chroma import ChromaStore
+            from memlab.memory.stores.base import StoreError, make_store
             try:
-                ChromaStore(path={str(path)!r})
+                make_store("chroma", path={str(path)!r})
             except StoreError as e:
                 print("STOREERROR", e)
             else:
@@ -594,20 +592,19 @@ def test_chroma_single_writer_lock(tmp_path: Path) -> None:
         assert f"already opened by pid {os.getpid()}" in proc.stdout and str(path) in proc.stdout
     finally:
         first.close()
-    again = ChromaStore(path=str(path))  # released on close
+    again = make_store("chroma", path=str(path))  # released on close
     again.close()
 
 
 def test_chroma_reopen_persists(tmp_path: Path) -> None:
-    from memlab.memory.stores.chroma import ChromaStore
 
     rng = np.random.default_rng(15)
     vecs = unit(rng, 3)
     items = [item("ns", f"persist {i}", i) for i in range(3)]
-    s = ChromaStore(path=str(tmp_path / "p"))
+    s = make_store("chroma", path=str(tmp_path / "p"))
     s.add(items, vecs)
     s.close()
-    s = ChromaStore(path=str(tmp_path / "p"))
+    s = make_store("chroma", path=str(tmp_path / "p"))
     try:
         assert s.get("ns", [i.id for i in items]) == items
         assert ids(s.search("ns", embedding=vecs[2], k=1)) == [items[2].id]
@@ -664,9 +661,8 @@ def test_pg_errors_mid_run_name_the_server(pg_dsn: str) -> None:
     """A connection lost mid-run surfaces as a StoreError naming postgres, address and operation."""
     from psycopg.conninfo import conninfo_to_dict
 
-    from memlab.memory.stores.postgres import PostgresStore
 
-    store = PostgresStore(dsn=pg_dsn, table=f"t_lost_{uuid.uuid4().hex[:8]}", pool_size=1)
+    store = make_store("postgres", dsn=pg_dsn, table=f"t_lost_{uuid.uuid4().hex[:8]}", pool_size=1)
     try:
         with store._pool.connection() as conn:
             pid = conn.info.backend_pid
@@ -703,11 +699,10 @@ def test_pg_script_reuses_running_server(pg_dsn: str) -> None:
 
 @pytest.mark.postgres
 def test_pg_migrations_idempotent(pg_dsn: str) -> None:
-    from memlab.memory.stores.postgres import PostgresStore
 
     table = f"t_mig_{uuid.uuid4().hex[:8]}"
-    a = PostgresStore(dsn=pg_dsn, table=table, pool_size=1)
-    b = PostgresStore(dsn=pg_dsn, table=table, pool_size=1)  # re-open: migrations are no-ops
+    a = make_store("postgres", dsn=pg_dsn, table=table, pool_size=1)
+    b = make_store("postgres", dsn=pg_dsn, table=table, pool_size=1)  # re-open: migrations are no-ops
     try:
         a.add([item("ns", "x", 0)], unit(np.random.default_rng(16), 1))
         assert b.count("ns") == 1
@@ -724,7 +719,7 @@ def test_pg_migrations_idempotent(pg_dsn: str) -> None:
         assert {f"{table}_emb_hnsw", f"{table}_fts_idx", f"{table}_meta_idx", f"{table}_ns_idx"} <= indexes
         assert iterative is not None and iterative[0] == "relaxed_order"
         with pytest.raises(StoreError):
-            PostgresStore(dsn=pg_dsn, table="bad-name; drop")
+            make_store("postgres", dsn=pg_dsn, table="bad-name; drop")
     finally:
         a.drop_table()
         a.close()
@@ -736,17 +731,16 @@ def test_pg_hnsw_filtered_scan_is_complete(pg_dsn: str) -> None:
     """Force the planner onto the HNSW index with a selective namespace filter: the iterative
     scan must still return the namespace's full exact top-k (without it, ef_search candidates
     are filtered down to ~1 row)."""
-    from memlab.memory.stores.postgres import PostgresStore
 
     rng = np.random.default_rng(17)
     table = f"t_hnsw_{uuid.uuid4().hex[:8]}"
-    loader = PostgresStore(dsn=pg_dsn, table=table, pool_size=1, hnsw=False)  # bulk load, then build the index
+    loader = make_store("postgres", dsn=pg_dsn, table=table, pool_size=1, hnsw=False)  # bulk load, then build the index
     big_vecs, small_vecs = unit(rng, 3000), unit(rng, 30)
     loader.add([item("big", f"b{i}", i) for i in range(3000)], big_vecs)
     small = [item("small", f"s{i}", i) for i in range(30)]
     loader.add(small, small_vecs)
     loader.close()
-    store = PostgresStore(dsn=pg_dsn, table=table, pool_size=1, exact_below=0)  # migration 2 builds HNSW
+    store = make_store("postgres", dsn=pg_dsn, table=table, pool_size=1, exact_below=0)  # migration 2 builds HNSW
     try:
         ref = InMemoryStore()
         ref.add(small, small_vecs)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from memlab.cli import main as cli_main
 from memlab.memory.item import MemoryItem
-from memlab.memory.stores.chroma import ChromaStore
+from memlab.memory.stores.base import make_store
 from memlab.memory.stores.postgres import resolve_dsn
 from memlab.harness.recorder import read_jsonl
 from memlab.harness.runner import Runner
@@ -50,7 +50,7 @@ def test_purge_removes_a_finished_runs_memories_from_postgres_and_only_theirs(tm
 
 
 def test_chroma_purge_removes_every_namespace_under_the_prefix(tmp_path):
-    store = ChromaStore(path=str(tmp_path / "chroma"))
+    store = make_store("chroma", path=str(tmp_path / "chroma"))
     try:
         store.add([MemoryItem(id=str(i), namespace=ns, text=f"fact {i}")
                    for i, ns in enumerate(["u1/s/d/a", "u1/s/d/b", "u1/t/d/a", "u10/s/d/a", "u2/s/d/a"])])

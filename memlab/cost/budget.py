@@ -66,9 +66,10 @@ class BudgetSpec(BaseModel):
         return ", ".join(p for p in parts if p) or "none"
 
 
-def parse_budget_flags(values: list[str] | None, base: BudgetSpec | None = None) -> BudgetSpec:
-    """``--budget max_usd=2 --budget calls=500`` (also ``usd=``, ``tokens=``) on top of a config's budget."""
-    data = (base or BudgetSpec()).model_dump()
+def parse_budget_flags(values: list[str] | None, base: dict[str, Any] | None = None) -> BudgetSpec:
+    """``--budget max_usd=2 --budget calls=500`` (also ``usd=``, ``tokens=``) on top of a config's
+    ``budget:`` block as written (``base``; the flags change it before the config is validated)."""
+    data = dict(base or {})
     for value in values or []:
         for part in value.split(","):
             key, sep, number = part.partition("=")

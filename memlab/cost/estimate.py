@@ -79,8 +79,8 @@ def dry_run_config(config: Any, *, limit: int | None, output_dir: str | Path) ->
 
     offline = ModelSpec(provider="offline", options=config.model.options if config.model.provider == "offline" else {})
     kept, notes = [], []
-    for s in config.strategies:
-        if _needs_real_model(s, config):
+    for s, resolved in zip(config.strategies, config.typed_strategies()):
+        if _needs_real_model(resolved):
             notes.append(f"{s.name}: not estimated — type {s.type!r} sends its own prompts, which the offline stand-in "
                          "cannot answer; record a few users with a real model and estimate from that run (--run)")
             continue
@@ -99,15 +99,12 @@ def dry_run_config(config: Any, *, limit: int | None, output_dir: str | Path) ->
     return validate_config(data, f"estimate of {config.name!r}"), notes
 
 
-def _needs_real_model(strategy: Any, config: Any) -> bool:
-    if strategy.type in (None, "composed"):
-        return False
-    from memlab.external.base import chat_model_needed, is_external, resolve_external
+def _needs_real_model(resolved: Any) -> bool:
+    """Whether a resolved strategy's library sends its own prompts (read from the config's typed
+    strategies: nothing is validated again)."""
+    from memlab.external.base import ResolvedExternal, chat_model_needed
 
-    if not is_external(strategy):
-        return False
-    resolved = resolve_external(strategy.name, strategy.type, strategy.description, dict(strategy.model_extra or {}))
-    return chat_model_needed(resolved) is not None
+    return isinstance(resolved, ResolvedExternal) and chat_model_needed(resolved) is not None
 
 
 def play_dry_run(config: Any, *, limit: int | None = None, output_dir: str | Path | None = None, progress: bool = True,

@@ -16,9 +16,8 @@ from memlab.external.base import (
     ExternalSystemError,
     Hit,
     Message,
-    is_external,
     strategy_type,
 )
 
 __all__ = ["COMPOSED", "STRATEGY_TYPES", "AdapterEnv", "ExternalParams", "ExternalStrategy", "ExternalSystemError", "Hit",
-           "Message", "is_external", "strategy_type"]
+           "Message", "strategy_type"]

@@ -30,7 +30,7 @@ import importlib.metadata
 import importlib.util
 import sys
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -63,12 +63,6 @@ STRATEGY_TYPES.register("langmem", "memlab.external.langmem_adapter:LangMemStrat
 def strategy_type(name: str) -> Callable[[type], type]:
     """Class decorator: register a strategy type under ``name`` (usable as ``type: name``)."""
     return STRATEGY_TYPES.register(name)
-
-
-def is_external(spec: dict[str, Any] | Any) -> bool:
-    """Whether a (resolved or written) strategy spec names a type other than the composed one."""
-    t = spec.get("type") if isinstance(spec, dict) else getattr(spec, "type", None)
-    return t not in (None, COMPOSED)
 
 
 # -- requirements -----------------------------------------------------------------------------------
@@ -112,7 +106,24 @@ def library_info(cls: type) -> dict[str, Any]:
 
 
 # -- spec resolution ---------------------------------------------------------------------------------
-def resolve_external(name: str, type_name: str, description: str | None, raw: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ResolvedExternal:
+    """A strategy of another type as its config resolves it, once: the type's typed ``Params``
+    (handed to the adapter as they are) and what the manifest says about the library.
+    :meth:`spec` is its JSON form (the manifest's record and the run's fingerprint)."""
+
+    name: str
+    type: str
+    description: str
+    params: BaseModel
+    library: dict[str, Any]
+
+    def spec(self) -> dict[str, Any]:
+        return {"name": self.name, "type": self.type, "preset": None, "description": self.description,
+                "params": self.params.model_dump(mode="json"), "library": dict(self.library)}
+
+
+def resolve_external(name: str, type_name: str, description: str | None, raw: dict[str, Any]) -> ResolvedExternal:
     """Validate a strategy of type ``type_name``: the type exists (did-you-mean), its library is
     installed (else one line naming the extra), and ``raw`` are parameters of its ``Params``."""
     cls = STRATEGY_TYPES.get(type_name)
@@ -132,9 +143,7 @@ def resolve_external(name: str, type_name: str, description: str | None, raw: di
     missing = missing_extra(cls)
     if missing:
         raise ValueError(missing)
-    return {"name": name, "type": type_name, "preset": None,
-            "description": description or _summary(cls),
-            "params": params.model_dump(mode="json"), "library": library_info(cls)}
+    return ResolvedExternal(name, type_name, description or _summary(cls), params, library_info(cls))
 
 
 def _summary(cls: type) -> str:
@@ -154,31 +163,30 @@ def describe_external(resolved: dict[str, Any]) -> str:
     return f"{resolved['type']}({params}){tag}"
 
 
-def chat_model_needed(resolved: dict[str, Any]) -> str | None:
+def chat_model_needed(resolved: ResolvedExternal) -> str | None:
     """The purpose whose model answers the strategy's own model calls, when it makes any."""
-    cls = STRATEGY_TYPES.get(resolved["type"])
+    cls = STRATEGY_TYPES.get(resolved.type)
     needs = getattr(cls, "needs_chat_model", None)
     if needs is None:
         return None
-    params = cls.Params.model_validate(resolved.get("params") or {})
-    return getattr(cls, "model_purpose", "extract") if needs(params) else None
+    return getattr(cls, "model_purpose", "extract") if needs(resolved.params) else None
 
 
 def check_offline(config: Any) -> None:
     """Refuse, before any work, an external strategy whose library calls a chat model when that
     model is memlab's offline stand-in: the stand-in answers memlab's own roles (DSPy signatures)
-    and nothing else, so a library's own prompts would fail call after call (docs/external.md)."""
-    for i, s in enumerate(config.strategies):
-        if not is_external(s):
+    and nothing else, so a library's own prompts would fail call after call (docs/external.md).
+    Reads the config's resolved strategies (nothing is validated again)."""
+    for i, resolved in enumerate(config.typed_strategies()):
+        if not isinstance(resolved, ResolvedExternal):
             continue
-        resolved = resolve_external(s.name, s.type, s.description, dict(s.model_extra or {}))
         purpose = chat_model_needed(resolved)
         if purpose is None:
             continue
         spec = config.models.get(purpose, config.model)
         if spec.provider == "offline":
             raise ValueError(
-                f"strategies[{i}] ({s.name}): type {s.type!r} sends its own prompts to a chat model, and the "
+                f"strategies[{i}] ({resolved.name}): type {resolved.type!r} sends its own prompts to a chat model, and the "
                 f"model for {purpose!r} is the offline stand-in, which answers only memlab's own roles: give it an "
                 f"OpenAI-compatible endpoint (`models: {{{purpose}: {{provider: openai, model: ..., base_url: ...}}}}`; "
                 "record once with `cache: {mode: record, path: ...}`, then replay offline with replay-strict)")
@@ -221,12 +229,13 @@ class AdapterEnv:
                       embedding_model_id=MINILM_ID).start()
 
 
-def build_external(resolved: dict[str, Any], env: AdapterEnv) -> Any:
-    cls = STRATEGY_TYPES.get(resolved["type"])
+def build_external(resolved: ResolvedExternal, env: AdapterEnv) -> Any:
+    """The adapter, built with the params validated when the config was (the object itself)."""
+    cls = STRATEGY_TYPES.get(resolved.type)
     missing = missing_extra(cls)
     if missing:
         raise RuntimeError(missing)
-    return cls(cls.Params.model_validate(resolved.get("params") or {}), env)
+    return cls(resolved.params, env)
 
 
 # -- the base class of library adapters -----------------------------------------------------------------
@@ -234,6 +243,9 @@ class ExternalParams(BaseModel):
     """Parameters every library adapter takes."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    validations: ClassVar[Counter] = Counter()
+    """How many times each adapter's params class was validated from data: once per strategy per
+    run (tests/test_resolve_once.py)."""
     k: int = Field(default=8, ge=1, description="Memories the library's search returns into the context per question.")
     window: int = Field(default=0, ge=0, description="The conversation's last N messages also go into the context "
                         "(short-term memory; starts empty with each conversation). 0: none.")
@@ -242,6 +254,10 @@ class ExternalParams(BaseModel):
     write_every: Literal["invocation", "turn"] = Field(
         default="invocation", description="Hand the library each finished invocation (a user message and the replies "
         "after it) in one call, or every turn on its own.")
+
+
+    def model_post_init(self, _context: Any) -> None:
+        ExternalParams.validations[type(self).__qualname__] += 1
 
 
 @dataclass

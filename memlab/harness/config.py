@@ -21,7 +21,8 @@ from memlab.cost.budget import BudgetSpec
 from memlab.judging.defaults import DEFAULT_JUDGE_PROMPT
 from memlab.llm.base import ModelSpec
 from memlab.llm.types import ROLE_PURPOSES
-from memlab.strategies.composed import StrategySpec, check_safe_name, resolve_strategy, validate_store_spec
+from memlab.registry import RegistryError
+from memlab.strategies.composed import StrategySpec, check_safe_name, resolve_strategy
 
 
 EXECUTOR_TYPES = ("auto", "serial", "processes", "threads", "ray")
@@ -172,6 +173,7 @@ class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     _typed: list[Any] | None = PrivateAttr(default=None)
     _typed_key: str | None = PrivateAttr(default=None)
+    _stores: dict[str, Any] | None = PrivateAttr(default=None)
     name: str = "run"
     description: str = ""
     datasets: list[str] = Field(min_length=1, description="Dataset files (native YAML/JSON, LoCoMo, LongMemEval).")
@@ -285,26 +287,56 @@ class RunConfig(BaseModel):
 
     def typed_strategies(self) -> list[Any]:
         """Every strategy resolved once into its typed form (:class:`~memlab.strategies.composed.ResolvedStrategy`,
-        or an external type's resolved mapping): computed when the config is validated and kept, so a
-        knob (a trigger, ``retriever.k``) is validated once and reaches its component as an object."""
-        if self._typed is None or self._typed_key != self._strategies_key():
-            names = [s.name for s in self.strategies]
-            dupes = {n for n in names if names.count(n) > 1}
-            if dupes:
-                raise ValueError(f"strategy names must be unique; repeated: {sorted(dupes)}")
-            self._typed = [resolve_strategy(s) for s in self.strategies]
-            self._typed_key = self._strategies_key()
-        return self._typed
+        or an external type's :class:`~memlab.external.base.ResolvedExternal`): computed when the config
+        is validated and kept, so a knob (a trigger, ``retriever.k``, a store option) is validated once
+        and reaches its component as an object."""
+        if not self._resolved():
+            self._resolve(f"config {self.name!r}")
+        return self._typed  # type: ignore[return-value]
+
+    def typed_store_options(self) -> dict[str, Any]:
+        """``store_options`` validated once, each backend's block into its typed ``Options``
+        (:class:`~memlab.memory.stores.base.StoreOptions`)."""
+        if not self._resolved():
+            self._resolve(f"config {self.name!r}")
+        return self._stores  # type: ignore[return-value]
+
+    def _resolved(self) -> bool:
+        return self._typed is not None and self._typed_key == self._strategies_key()
+
+    def _resolve(self, where: str) -> None:
+        """Validate the store options and resolve every strategy, once (ConfigError naming ``where``
+        and the entry)."""
+        from memlab.memory.stores.base import typed_options
+
+        names = [s.name for s in self.strategies]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ConfigError(f"{where}: strategy names must be unique; repeated: {dupes}")
+        try:
+            stores = {backend: typed_options(backend, options, f"store_options.{backend}")
+                      for backend, options in self.store_options.items()}
+        except (RegistryError, ValueError) as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        typed = []
+        for i, strategy in enumerate(self.strategies):
+            try:
+                typed.append(resolve_strategy(strategy, stores))
+            except (RegistryError, ValueError) as exc:
+                raise ConfigError(f"{where}: strategies[{i}] ({strategy.name}): {exc}") from None
+        self._stores, self._typed, self._typed_key = stores, typed, self._strategies_key()
 
     def _strategies_key(self) -> str:
-        """What the typed strategies were resolved from (a copy with other strategies resolves again)."""
-        return "\n".join(s.model_dump_json() for s in self.strategies) + "\n" + ",".join(self.plugins)
+        """What the typed strategies were resolved from (a copy with other strategies or store options
+        resolves again)."""
+        import json
+
+        return ("\n".join(s.model_dump_json() for s in self.strategies) + "\n" + ",".join(self.plugins) + "\n"
+                + json.dumps(self.store_options, sort_keys=True, default=str))
 
     def resolved_strategies(self) -> list[dict[str, Any]]:
         """The resolved strategies' JSON form (what the manifest records and the fingerprint hashes)."""
-        from memlab.strategies.composed import ResolvedStrategy
-
-        return [t.spec() if isinstance(t, ResolvedStrategy) else t for t in self.typed_strategies()]
+        return [t.spec() for t in self.typed_strategies()]
 
     def with_strategies(self, names: list[str]) -> RunConfig:
         """A copy of this config that plays only ``names``, in that order.
@@ -330,8 +362,21 @@ class RunConfig(BaseModel):
                 hints.append(f"{n!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
             raise ConfigError(f"config {self.name!r}: no strategy or preset named {', '.join(hints)}; "
                               f"the config has: {', '.join(own)}; presets: {', '.join(PRESETS.names())}")
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ConfigError(f"config {self.name!r}: strategy names must be unique; repeated: {dupes}")
+        typed = {t.name: t for t in self.typed_strategies()}
         chosen = [own[n] if n in own else StrategySpec(name=n) for n in names]
-        return validate_config(self.model_copy(update={"strategies": chosen}), f"config {self.name!r}")
+        copy = self.model_copy(update={"strategies": chosen})
+        # the config's own strategies are handed on as they were resolved; a preset added here is
+        # resolved now, for the first time (a composed strategy: nothing for check_offline to see)
+        try:
+            copy._typed = [typed[s.name] if s.name in own else resolve_strategy(s, self.typed_store_options())
+                           for s in chosen]
+        except (RegistryError, ValueError) as exc:
+            raise ConfigError(f"config {self.name!r}: {exc}") from None
+        copy._typed_key = copy._strategies_key()
+        return copy
 
     def register_secrets(self) -> None:
         """Register every secret this config leads to — each model's API key (the judge's too),
@@ -346,13 +391,12 @@ class RunConfig(BaseModel):
         register_secrets_in([s.model_dump(mode="json") for s in self.strategies])
 
     def check(self) -> None:
-        """Everything that can be checked without doing any work: plugins, components, stores, models."""
+        """What can be checked without doing any work besides the strategies and store options
+        (validated by :meth:`_resolve`): plugins, models, prices."""
         from memlab.llm.base import MODELS
         from memlab.strategies.slots import load_plugins
 
-        load_plugins(self.plugins)
-        for backend, options in self.store_options.items():
-            validate_store_spec({"type": backend, **options}, f"store_options.{backend}")
+        load_plugins(self.plugins)  # store options and strategies are validated next, once (_resolve)
         for spec in self.model_specs():
             MODELS.get(spec.provider)
             if spec.provider == "offline" and (spec.profile is not None or spec.options):
@@ -376,11 +420,9 @@ class ConfigError(ValueError):
 
 
 
-def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:
-    """Load a YAML run config; dataset paths are resolved relative to the current directory.
-
-    Every strategy is resolved here (components looked up, params validated), so a typo fails
-    before any work starts, naming the file, the strategy and the close matches."""
+def read_config(path: str | Path) -> dict[str, Any]:
+    """A run config file's mapping as written, not yet validated: what a command line's flags
+    change before the one validation (:func:`validate_config`), so no flag costs a second one."""
     from memlab.datasets.problems import DatasetError
     from memlab.datasets.source import parse_yaml
 
@@ -395,10 +437,26 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Ru
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a run config is a mapping (name, datasets, strategies, ...), got {type(data).__name__}")
-    if overrides:
-        data.update({k: v for k, v in overrides.items() if v is not None})
-    return validate_config(data, str(path))
+    return data
 
+
+def written_block(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """A config mapping's block ``key`` as written, for a flag to change field by field (empty when
+    absent; a value that is not a mapping is left for the validation to name)."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:
+    """Load a YAML run config; dataset paths are resolved relative to the current directory.
+
+    ``overrides`` replace top-level fields of the file (a None value leaves the file's) before the
+    config is validated, once: every strategy is resolved here (components looked up, params
+    validated), so a typo fails before any work starts, naming the file, the strategy and the close
+    matches."""
+    data = read_config(path)
+    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    return validate_config(data, str(path))
 
 
 def notebook_config(config_path: str | Path, strategies: list[str], *, limit: int,
@@ -432,7 +490,6 @@ def recorded_config(data: dict[str, Any], where: str) -> RunConfig:
 def validate_config(data: dict[str, Any] | RunConfig, where: str = "config") -> RunConfig:
     """Validate a config mapping completely (the same checks ``load_config`` makes)."""
     from memlab.redact import register_secrets_in
-    from memlab.registry import RegistryError
     from memlab.strategies.slots import load_plugins
 
     if isinstance(data, dict):
@@ -442,7 +499,7 @@ def validate_config(data: dict[str, Any] | RunConfig, where: str = "config") -> 
             load_plugins([str(p) for p in data["plugins"]])  # before strategies name a plugin's slots
         except ValueError as exc:
             raise ConfigError(f"{where}: {exc}") from None
-    if isinstance(data, RunConfig) and data._typed is not None and data._typed_key == data._strategies_key():
+    if isinstance(data, RunConfig) and data._resolved():
         return data  # validated already (the runner is handed a loaded config): nothing is resolved twice
     try:
         config = data if isinstance(data, RunConfig) else RunConfig.model_validate(data)
@@ -453,17 +510,7 @@ def validate_config(data: dict[str, Any] | RunConfig, where: str = "config") -> 
         config.check()
     except (RegistryError, ValueError) as exc:
         raise ConfigError(f"{where}: {exc}") from None
-    typed = []
-    for i, strategy in enumerate(config.strategies):  # each strategy resolved (validated) once, here
-        try:
-            typed.append(resolve_strategy(strategy))
-        except (RegistryError, ValueError) as exc:
-            raise ConfigError(f"{where}: strategies[{i}] ({strategy.name}): {exc}") from None
-    names = [s.name for s in config.strategies]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise ConfigError(f"{where}: strategy names must be unique; repeated: {dupes}")
-    config._typed, config._typed_key = typed, config._strategies_key()
+    config._resolve(where)  # the store options and each strategy validated once, here
     if any(s.type not in (None, "composed") for s in config.strategies):
         from memlab.external.base import check_offline
 

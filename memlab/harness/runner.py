@@ -119,7 +119,7 @@ def planned_models(config: RunConfig) -> dict[str, Any]:
     from memlab.harness.executors.base import models_manifest
 
     config = validate_config(config)
-    typed = {t.name if hasattr(t, "spec") else t["name"]: t for t in config.typed_strategies()}
+    typed = {t.name: t for t in config.typed_strategies()}
     with tempfile.TemporaryDirectory(prefix="memlab-models-") as tmp:
         return redact(models_manifest(UnitJob(config, {}, typed, Path(tmp), "planned", "planned")))
 
@@ -300,7 +300,7 @@ class Runner:
         return ServerLocks().acquire(manifest["run_uid"], dsns, what=what)
 
     def _play(self, manifest: dict[str, Any]) -> Path:
-        typed = {t.name if hasattr(t, "spec") else t["name"]: t for t in self.config.typed_strategies()}
+        typed = {t.name: t for t in self.config.typed_strategies()}
         ledger, spend = self._budget(manifest)
         job = UnitJob(self.config, {ds.name: ds for _, ds in self.datasets}, typed,
                       self.run_dir, manifest["run_uid"], self.run_id, budget=ledger)

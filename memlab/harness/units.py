@@ -152,30 +152,23 @@ class Workbench:
 
     def strategy(self, name: str) -> Any:
         if name not in self.strategies:
-            from memlab.memory.stores.base import make_store
+            from memlab.external.base import ResolvedExternal
             from memlab.strategies.composed import ComposedStrategy
             from memlab.strategies.slots import BuildEnv
 
-            spec = self.resolved[name]  # a ResolvedStrategy (typed, validated once), or an external type's mapping
-            if isinstance(spec, dict) and spec.get("type") not in (None, "composed"):  # another type (memlab/external)
+            spec = self.resolved[name]  # typed, validated once: a ResolvedStrategy, or another type's ResolvedExternal
+            folder = self.run_dir / "stores" / name
+            if isinstance(spec, ResolvedExternal):  # another type (memlab/external)
                 from memlab.external.base import AdapterEnv, build_external
 
-                env = AdapterEnv(name=name, roles=self.roles, embedder=self.embedder, work_dir=self.run_dir / "stores" / name,
+                env = AdapterEnv(name=name, roles=self.roles, embedder=self.embedder, work_dir=folder,
                                  seed=self.config.seed, models=self.roles.models,
                                  model_specs={"default": self.config.model, **self.config.role_specs()})
                 self.strategies[name] = build_external(spec, env)
                 return self.strategies[name]
-
-            def store_factory(store_spec: dict[str, Any]) -> Any:
-                store_spec = dict(store_spec)
-                backend = store_spec.pop("type")
-                options = {**self.config.store_options.get(backend, {}), **store_spec}
-                if backend == "chroma" and not options.get("host"):
-                    options.setdefault("path", str(self.run_dir / "stores" / name / "chroma"))
-                return make_store(backend, **options)
-
-            env = BuildEnv(roles=self.roles, embedder=self.embedder, strategy_name=name, make_store=store_factory,
-                           seed=self.config.seed)
+            # the store's options are typed already (the run's store_options under the strategy's own)
+            env = BuildEnv(roles=self.roles, embedder=self.embedder, strategy_name=name,
+                           make_store=lambda store: store.build(folder), seed=self.config.seed)
             self.strategies[name] = ComposedStrategy(spec, env, namespace_prefix=f"{self.run_uid}/{name}/")
         return self.strategies[name]
 

@@ -10,17 +10,18 @@ component's hooks in slot order, assembles the context from their sections, and 
 from __future__ import annotations
 
 import copy
-import inspect
 import re
 import time
 from datetime import datetime
-from typing import Any
+from collections import Counter
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from memlab.memory.stores.base import STORES
+from memlab.memory.stores.base import STORES, StoreOptions, StoreSpec, typed_options
 from memlab.registry import RegistryError
 from memlab.strategies.answer.modes import answer_from_context
 from memlab.strategies.presets import PRESETS
@@ -29,6 +30,9 @@ from memlab.strategies.slots import (SLOTS, STORE_SLOT, BuildEnv, Component, Nee
                                     declare_slot, load_families, ordered_slots)
 from memlab.strategies.state import Invocation, Query, StrategyState
 from memlab.strategies.tools import MemoryTool
+
+if TYPE_CHECKING:
+    from memlab.external.base import ResolvedExternal
 
 declare_slot(STORE_SLOT, "where long-term memories are stored (a storage backend)", order=0, registry=STORES, needs=(
     # a store of facts is written by an extractor and read by a retriever, unless what uses it is
@@ -55,6 +59,9 @@ class StrategySpec(BaseModel):
     component spec (``{type: ..., params...}``) for any declared slot."""
 
     model_config = ConfigDict(extra="allow")
+    validations: ClassVar[Counter] = Counter()
+    """How many times each strategy (by name) was validated from data: once per run on every path
+    (tests/test_resolve_once.py)."""
     name: str
     type: str | None = Field(default=None, description="Strategy type: `composed` (memlab's components, the default), "
                              "`mem0`, `langmem` or a plugin's (memlab.external); other types take their own parameters.")
@@ -85,6 +92,9 @@ class StrategySpec(BaseModel):
                 raise ValueError(f"slot {key!r} takes a component spec mapping like {{type: ...}}, got {value!r}")
         return self
 
+    def model_post_init(self, _context: Any) -> None:
+        StrategySpec.validations[self.name] += 1
+
     def slot(self, name: str) -> dict[str, Any] | None:
         return (self.model_extra or {}).get(name)
 
@@ -104,7 +114,7 @@ class ComponentSpec:
 @dataclass(frozen=True)
 class ResolvedStrategy:
     """A composed strategy as a config resolves it, once: preset merged with the overrides, every
-    component's typed params (defaults filled in, a trigger a typed spec), the store's options.
+    component's typed params (defaults filled in, a trigger a typed spec), the store's typed options.
     The runner builds every unit's strategy from this object; :meth:`spec` is its JSON form (the
     manifest's record, from which the run can be rebuilt)."""
 
@@ -112,13 +122,13 @@ class ResolvedStrategy:
     preset: str | None
     description: str
     components: dict[str, ComponentSpec]
-    store: dict[str, Any] | None
+    store: StoreSpec | None
 
     def spec(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "preset": self.preset, "description": self.description}
         for slot in ordered_slots():
             if slot.name == STORE_SLOT:
-                out[slot.name] = dict(self.store) if self.store else None
+                out[slot.name] = self.store.json() if self.store else None
             else:
                 c = self.components.get(slot.name)
                 out[slot.name] = c.json() if c is not None else None
@@ -137,55 +147,36 @@ def _validate_params(slot: str, type_name: str, cls: type[Component], merged: di
     return ComponentSpec(type_name, params)
 
 
-def validate_store_spec(spec: dict[str, Any], where: str) -> dict[str, Any]:
-    """Check a store spec's backend name and option names against the backend's constructor."""
-    spec = dict(spec)
-    backend = str(spec.get("type") or "")
-    cls = STORES.get(backend)
-    typed = getattr(cls, "Options", None)
-    accepted = [p for p in inspect.signature(cls).parameters.values() if p.kind is not p.VAR_POSITIONAL]
-    if typed is not None or not any(p.kind is p.VAR_KEYWORD and p.name != "_" for p in accepted):
-        names = set(typed.model_fields) if typed is not None else {p.name for p in accepted if p.kind is not p.VAR_KEYWORD}
-        for key in spec:
-            if key != "type" and key not in names:
-                import difflib
-
-                close = difflib.get_close_matches(key, sorted(names), n=2, cutoff=0.5)
-                hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-                raise ValueError(f"{where}: store {backend!r} has no option {key!r}.{hint} "
-                                 f"Its options: {', '.join(sorted(names)) or 'none'}")
-    if typed is not None:  # types and bounds (memlab.memory.stores.base.StoreOptions)
-        from pydantic import ValidationError
-
-        try:
-            typed.model_validate({k: v for k, v in spec.items() if k != "type"})
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or 'options'}: {e['msg']}" for e in exc.errors())
-            raise ValueError(f"{where}: store {backend!r}: {problems}") from None
-    check = getattr(cls, "check_options", None)  # option values a backend can check without connecting
-    if check is not None:
-        try:
-            check({k: v for k, v in spec.items() if k != "type"})
-        except ValueError as exc:
-            raise ValueError(f"{where}: store {backend!r}: {exc}") from None
-    return spec
+def resolve_store(written: dict[str, Any], defaults: Mapping[str, StoreOptions], strategy: str) -> StoreSpec:
+    """A strategy's ``store:`` resolved once into typed options: the run's ``store_options`` for the
+    backend (``defaults``, already typed: handed on as they are when the strategy adds nothing),
+    under the options the strategy writes itself."""
+    backend = str(written.get("type") or "")
+    own = {k: v for k, v in written.items() if k != "type"}
+    base = defaults.get(backend)
+    if base is not None and not own:
+        return StoreSpec(backend, base)
+    merged = {**(base.model_dump(exclude_unset=True) if base is not None else {}), **own}
+    return StoreSpec(backend, typed_options(backend, merged, f"strategy {strategy!r}"), tuple(own))
 
 
 def resolve_spec(spec: StrategySpec | dict[str, Any]) -> dict[str, Any]:
     """Preset + overrides, every component's defaults filled in (validated): the JSON form."""
-    resolved = resolve_strategy(spec)
-    return resolved.spec() if isinstance(resolved, ResolvedStrategy) else resolved
+    return resolve_strategy(spec).spec()
 
 
-def resolve_strategy(spec: StrategySpec | dict[str, Any]) -> ResolvedStrategy | dict[str, Any]:
-    """A strategy spec resolved once into its typed form (an external strategy type: its resolved
-    mapping, :mod:`memlab.external.base`)."""
+def resolve_strategy(spec: StrategySpec | dict[str, Any],
+                     store_options: Mapping[str, StoreOptions] | None = None) -> ResolvedStrategy | ResolvedExternal:
+    """A strategy spec resolved once into its typed form (an external strategy type:
+    :class:`~memlab.external.base.ResolvedExternal`); ``store_options``: the run's typed options
+    per store backend, under which the strategy's own ``store:`` options go."""
     load_families()
     spec = spec if isinstance(spec, StrategySpec) else StrategySpec.model_validate(spec)
     if spec.type not in (None, "composed"):
         from memlab.external.base import resolve_external
 
         return resolve_external(spec.name, spec.type, spec.description, dict(spec.model_extra or {}))
+    store: StoreSpec | None = None
     preset_name = spec.preset or (spec.name if spec.name in PRESETS else None)
     has_components = any(spec.slot(s) is not None for s in SLOTS)
     if preset_name is None and not has_components:
@@ -209,17 +200,21 @@ def resolve_strategy(spec: StrategySpec | dict[str, Any]) -> ResolvedStrategy | 
             out[slot.name] = None
             continue
         if slot.name == STORE_SLOT:
-            out[slot.name] = validate_store_spec(merged, f"strategy {spec.name!r}")
+            store = resolve_store(merged, store_options or {}, spec.name)
+            out[slot.name] = store.json()
             continue
         cls = slot.registry.get(str(merged["type"]))
         typed[slot.name] = _validate_params(slot.name, str(merged["type"]), cls, merged, spec.name)
         out[slot.name] = typed[slot.name].json()
     apply_needs(out)
-    for slot in ordered_slots():  # components the composition rules added (a default consolidator)
-        if slot.name != STORE_SLOT and out.get(slot.name) and slot.name not in typed:
+    for slot in ordered_slots():  # what the composition rules added (a default consolidator, a store)
+        if slot.name == STORE_SLOT:
+            if store is None and out.get(slot.name):
+                store = resolve_store(out[slot.name], store_options or {}, spec.name)
+        elif out.get(slot.name) and slot.name not in typed:
             cls = slot.registry.get(str(out[slot.name]["type"]))
             typed[slot.name] = _validate_params(slot.name, cls.type_name, cls, out[slot.name], spec.name)
-    return ResolvedStrategy(spec.name, preset_name, out["description"], typed, out.get(STORE_SLOT))
+    return ResolvedStrategy(spec.name, preset_name, out["description"], typed, store)
 
 
 def apply_needs(out: dict[str, Any]) -> None:
@@ -286,7 +281,7 @@ class ComposedStrategy:
         for slot in ordered_slots():
             if slot.name != STORE_SLOT and slot.name in resolved.components:
                 self.parts.append(build_component(slot.name, resolved.components[slot.name], env))
-        self.store = env.make_store(dict(resolved.store)) if resolved.store else None
+        self.store = env.make_store(resolved.store) if resolved.store else None
         self.state = StrategyState(env=env, store=self.store, assemble_context=self.context, tools=self.tools)
         self.agent = next((c for c in self.parts if c.slot == "agent"), None)
         # the components that take part in each turn: most implement only some hooks, and calling
@@ -427,4 +422,4 @@ def build_strategy(spec: StrategySpec | dict[str, Any], env: BuildEnv, namespace
 
 __all__ = ["PRESETS", "ComponentSpec", "ComposedStrategy", "ResolvedStrategy", "StrategySpec", "build_strategy",
            "describe_components", "resolve_spec", "resolve_strategy",
-           "RegistryError", "check_safe_name", "validate_store_spec"]
+           "RegistryError", "check_safe_name", "resolve_store"]

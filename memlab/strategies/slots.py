@@ -139,12 +139,13 @@ def component(slot: str, name: str) -> Callable[[C], C]:
 @dataclass
 class BuildEnv:
     """What components may use: the run's roles (per-role models), the shared embedder, the store
-    factory and the strategy's deterministic id source."""
+    factory (given the strategy's typed :class:`~memlab.memory.stores.base.StoreSpec`) and the
+    strategy's deterministic id source."""
 
     roles: Any
     embedder: Any
     strategy_name: str
-    make_store: Callable[[dict[str, Any]], Any]
+    make_store: Callable[[Any], Any]
     seed: int = 0
 
 

@@ -28,11 +28,14 @@ rejected with a :class:`StoreError` on write, and finds nothing on read.
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from memlab.memory.item import MemoryItem, ScoredItem
 from memlab.registry import Registry
@@ -53,6 +56,17 @@ class StoreOptions(BaseModel):
     belongs is refused, not converted), every number within its bounds."""
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+    validations: ClassVar[Counter] = Counter()
+    """How many times each backend's options class was validated from data: once per store block
+    a run names (tests/test_resolve_once.py)."""
+
+    def model_post_init(self, _context: Any) -> None:
+        StoreOptions.validations[type(self).__qualname__] += 1
+
+    def in_folder(self, folder: Path) -> StoreOptions:
+        """These options for a store of a run whose files go under ``folder`` (a backend with a
+        file location left unset puts it there; most have none)."""
+        return self
 
 
 @runtime_checkable
@@ -97,15 +111,70 @@ class MemoryStore(Protocol):
         """Release connections/handles."""
 
 
-STORES: Registry[Any] = Registry("store")
+def _check_store(name: str, cls: Any) -> None:
+    """A store backend declares its options as a :class:`StoreOptions` model (``Options``): they are
+    validated once, when a config is, and the backend is built with that typed object."""
+    options = getattr(cls, "Options", None)
+    if not (isinstance(options, type) and issubclass(options, StoreOptions)):
+        raise ValueError(f"store {name!r} ({getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', cls)}) "
+                         "has no `Options` model (a memlab.memory.stores.base.StoreOptions subclass)")
+
+
+STORES: Registry[Any] = Registry("store", check=_check_store)
 STORES.register("in_memory", "memlab.memory.stores.in_memory:InMemoryStore")
 STORES.register("chroma", "memlab.memory.stores.chroma:ChromaStore")
 STORES.register("postgres", "memlab.memory.stores.postgres:PostgresStore")
 
 
+def typed_options(backend: str, given: dict[str, Any], where: str) -> StoreOptions:
+    """``given`` (option name → value, as written) validated into ``backend``'s ``Options``: an
+    unknown option is named with the close matches, a wrong type or bound at its field. Raises
+    ValueError starting with ``where``."""
+    options = STORES.get(backend).Options
+    names = sorted(options.model_fields)
+    for key in given:
+        if key not in options.model_fields:
+            import difflib
+
+            close = difflib.get_close_matches(key, names, n=2, cutoff=0.5)
+            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise ValueError(f"{where}: store {backend!r} has no option {key!r}.{hint} "
+                             f"Its options: {', '.join(names) or 'none'}")
+    try:
+        return options.model_validate(given)
+    except ValidationError as exc:  # the message names the field, never the value (it may be a DSN)
+        problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or 'options'}: {e['msg']}" for e in exc.errors())
+        raise ValueError(f"{where}: store {backend!r}: {problems}") from None
+
+
+@dataclass(frozen=True)
+class StoreSpec:
+    """A strategy's store as its config resolves it, once: the backend and its typed options (the
+    run's ``store_options`` for the backend under the strategy's own), and which options the
+    strategy wrote itself — its manifest form names only those, as before store options were typed."""
+
+    type: str
+    options: StoreOptions
+    written: tuple[str, ...] = ()
+
+    def json(self) -> dict[str, Any]:
+        dumped = self.options.model_dump(mode="json")
+        return {"type": self.type, **{k: dumped[k] for k in self.written}}
+
+    def build(self, folder: Path | None = None) -> MemoryStore:
+        """The backend built with these options (``folder``: the run's folder for this strategy's
+        store files, used where the options leave a location unset)."""
+        return STORES.get(self.type)(self.options.in_folder(folder) if folder is not None else self.options)
+
+
 def make_store(name: str, **options: Any) -> MemoryStore:
-    """Build a registered store by name; options go to its constructor."""
-    return STORES.get(name)(**options)
+    """Build a registered store by name, its options validated into the backend's typed ``Options``
+    (a bad one is a :class:`StoreError` naming the option)."""
+    try:
+        typed = typed_options(name, options, "make_store")
+    except ValueError as exc:
+        raise StoreError(str(exc)) from None
+    return STORES.get(name)(typed)
 
 
 def ranked(hits: Iterable[ScoredItem]) -> list[ScoredItem]:

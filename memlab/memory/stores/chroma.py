@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import KeywordIndex
@@ -125,42 +125,42 @@ class ChromaStore:
         ef_construction: int = Field(default=100, ge=1, le=10_000, description="HNSW candidates while indexing.")
         max_neighbors: int = Field(default=16, ge=2, le=1_000, description="HNSW graph degree (M).")
 
-    def __init__(
-        self,
-        path: str | None = None,
-        host: str | None = None,
-        port: int = 8000,
-        collection: str = "memlab",
-        *,
-        dim: int = 384,
-        ef_search: int = 100,
-        ef_construction: int = 100,
-        max_neighbors: int = 16,
-        **_: object,
-    ) -> None:
+        @field_validator("collection")
+        @classmethod
+        def _collection_name(cls, v: str) -> str:
+            if not _COLLECTION_RE.match(v) or ".." in v:
+                raise ValueError(f"invalid collection name {v!r} (3-512 chars of [a-zA-Z0-9._-], "
+                                 "starting and ending alphanumeric)")
+            return v
+
+        def in_folder(self, folder: Path) -> ChromaStore.Options:
+            """An embedded store (no ``host``) without a ``path`` keeps its files in the run's folder."""
+            if self.host or self.path is not None:
+                return self
+            return self.model_copy(update={"path": str(folder / "chroma")})
+
+    def __init__(self, options: Options | None = None) -> None:
         try:
             import chromadb
             from chromadb.config import Settings
         except ImportError as e:  # pragma: no cover - optional extra
             raise StoreError("chroma: chromadb is not installed; pip install 'memlab[chroma]'") from e
-        try:
-            self.check_options({"collection": collection})
-        except ValueError as exc:
-            raise StoreError(f"chroma: {exc}") from None
+        options = options or self.Options()
+        path, host, collection = options.path, options.host, options.collection
         self.collection_name = collection
-        self.dim = int(dim)
+        self.dim = options.dim
         self._hnsw = {
             "space": "cosine",
-            "ef_search": int(ef_search),
-            "ef_construction": int(ef_construction),
-            "max_neighbors": int(max_neighbors),
+            "ef_search": options.ef_search,
+            "ef_construction": options.ef_construction,
+            "max_neighbors": options.max_neighbors,
         }
         self._lock_fh: Any = None
         self._mu = threading.RLock()
         self._kw = KeywordIndex()
         self._closed = False
         self.host = host
-        self.port = int(port)
+        self.port = options.port
         settings = Settings(anonymized_telemetry=False)
         self._chromadb_version = getattr(chromadb, "__version__", "?")
         if host:
@@ -187,14 +187,6 @@ class ChromaStore:
         except Exception as e:
             self.close()
             raise StoreError(f"chroma at {self.address}: cannot open collection {collection!r}: {e}") from e
-
-    @staticmethod
-    def check_options(options: dict[str, Any]) -> None:
-        """Option values checked when a config is loaded, before any run folder exists."""
-        collection = options.get("collection", "memlab")
-        if not isinstance(collection, str) or not _COLLECTION_RE.match(collection) or ".." in collection:
-            raise ValueError(f"invalid collection name {collection!r} (3-512 chars of [a-zA-Z0-9._-], "
-                             "starting and ending alphanumeric)")
 
     # ------------------------------------------------------------------ setup
 

@@ -173,7 +173,7 @@ class InMemoryStore:
     class Options(StoreOptions):
         """The in-memory store takes no options."""
 
-    def __init__(self, **_: object) -> None:
+    def __init__(self, options: Options | None = None) -> None:
         self._spaces: dict[str, _Space] = {}
         self._kw = KeywordIndex()
         self._lock = threading.Lock()

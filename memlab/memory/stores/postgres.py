@@ -51,7 +51,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from memlab.memory.item import MemoryItem, ScoredItem, utcnow
 from memlab.memory.keyword import tokens
@@ -64,6 +64,21 @@ if TYPE_CHECKING:  # heavy optional deps are imported in the constructor
 _TABLE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
 _COLS = "id, namespace, memory_type, content, metadata, source_turn_ids, created_at, updated_at, expires_at, valid"
 _MIGRATION_LOCK = 0x6D656D6C6162  # "memlab": one advisory lock for all migrations (they take milliseconds)
+
+
+def check_table(table: str) -> None:
+    """A table name memlab will quote into SQL: letters, digits and underscore (a store's option,
+    and the table ``memlab stores purge`` empties)."""
+    if not _TABLE_RE.match(table):
+        raise ValueError(f"invalid table name {table!r} (letters, digits, underscore; <= 48 chars)")
+
+
+def check_dsn(dsn: str) -> None:
+    """A DSN whose password could be read two ways is refused before anything connects with it."""
+    from memlab.redact import AMBIGUOUS_URL, ambiguous_userinfo
+
+    if ambiguous_userinfo(dsn):
+        raise ValueError(f"dsn: {AMBIGUOUS_URL}")
 
 
 class PostgresStore:
@@ -87,6 +102,19 @@ class PostgresStore:
                                  "scanned exactly instead of through the index.")
         connect_timeout: int = Field(default=5, ge=1, le=3_600, description="Seconds to wait for a connection.")
 
+        @field_validator("table")
+        @classmethod
+        def _table_name(cls, v: str) -> str:
+            check_table(v)
+            return v
+
+        @field_validator("dsn")
+        @classmethod
+        def _unambiguous_dsn(cls, v: str | None) -> str | None:
+            if v is not None:
+                check_dsn(v)
+            return v
+
         @model_validator(mode="after")
         def _ef_construction_covers_m(self) -> "PostgresStore.Options":
             if self.hnsw_ef_construction < 2 * self.hnsw_m:  # pgvector refuses the index otherwise
@@ -94,50 +122,34 @@ class PostgresStore:
                                  f"hnsw_m ({self.hnsw_m})")
             return self
 
-    def __init__(
-        self,
-        dsn: str | None = None,
-        table: str = "agent_memories",
-        pool_size: int = 4,
-        hnsw: bool = True,
-        *,
-        dim: int = 384,
-        ef_search: int = 100,
-        hnsw_m: int = 16,
-        hnsw_ef_construction: int = 64,
-        exact_below: int = 3000,
-        connect_timeout: int = 5,
-        **_: object,
-    ) -> None:
+    def __init__(self, options: Options | None = None) -> None:
         try:
             import psycopg
             from psycopg import sql
             from psycopg_pool import ConnectionPool
         except ImportError as e:  # pragma: no cover - optional extra
             raise StoreError("postgres: psycopg / psycopg_pool / pgvector missing; pip install 'memlab[postgres]'") from e
-        try:
-            self.check_options({"table": table})
-        except ValueError as exc:
-            raise StoreError(f"postgres: {exc}") from None
+        options = options or self.Options()
+        table, connect_timeout = options.table, options.connect_timeout
         self._psycopg = psycopg
         self._sql: Any = sql
         from memlab.redact import register_secret
 
-        given = resolve_dsn(dsn)
+        given = resolve_dsn(options.dsn)
         register_secret(_dsn_password(given))  # before anything parses it or can fail quoting it
         try:
-            self.check_options({"dsn": given})
+            check_dsn(given)  # the DSN found in $MEMLAB_PG_DSN or .memlab/pg/dsn when the options name none
         except ValueError as exc:
             raise StoreError(f"postgres: {exc}") from None
         self.dsn = normalize_dsn(given)
         self._given_dsn = given
         self.table = table
-        self.dim = int(dim)
-        self.hnsw = hnsw
-        self.ef_search = int(ef_search)
-        self.hnsw_m = int(hnsw_m)
-        self.hnsw_ef_construction = int(hnsw_ef_construction)
-        self.exact_below = int(exact_below)
+        self.dim = options.dim
+        self.hnsw = options.hnsw
+        self.ef_search = options.ef_search
+        self.hnsw_m = options.hnsw_m
+        self.hnsw_ef_construction = options.hnsw_ef_construction
+        self.exact_below = options.exact_below
         self._large_ns: set[str] = set()  # namespaces seen above exact_below (forgotten on delete/reset)
         self._addr = describe_dsn(self.dsn)
         self._password = _dsn_password(given)
@@ -168,7 +180,7 @@ class PostgresStore:
         self._pool = ConnectionPool(
             conninfo=self.dsn,
             min_size=1,
-            max_size=max(1, int(pool_size)),
+            max_size=options.pool_size,
             kwargs=kwargs,
             configure=self._configure,
             open=True,
@@ -179,18 +191,6 @@ class PostgresStore:
         except Exception as e:
             self._pool.close()
             raise StoreError(f"postgres at {self.address}: connection pool did not open: {self._safe(e)}") from None
-
-    @staticmethod
-    def check_options(options: dict[str, Any]) -> None:
-        """Option values checked when a config is loaded, before any run folder exists."""
-        from memlab.redact import AMBIGUOUS_URL, ambiguous_userinfo
-
-        table = options.get("table", "agent_memories")
-        if not isinstance(table, str) or not _TABLE_RE.match(table):
-            raise ValueError(f"invalid table name {table!r} (letters, digits, underscore; <= 48 chars)")
-        dsn = options.get("dsn")
-        if isinstance(dsn, str) and ambiguous_userinfo(dsn):
-            raise ValueError(f"dsn: {AMBIGUOUS_URL}")
 
     # ------------------------------------------------------------------ setup
 
@@ -691,7 +691,10 @@ def purge_prefix(dsn: str | None, table: str, prefix: str, *, dry_run: bool = Fa
         raise StoreError("postgres: psycopg missing; pip install 'memlab[postgres]'") from e
     from memlab.redact import redact_text, register_secret
 
-    PostgresStore.check_options({"table": table})
+    try:
+        check_table(table)
+    except ValueError as exc:
+        raise StoreError(f"postgres: {exc}") from None
     given = resolve_dsn(dsn)
     register_secret(_dsn_password(given))
     addr = describe_dsn(given)

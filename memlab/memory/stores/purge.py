@@ -109,8 +109,8 @@ def purge_run(run_dir: str | Path, *, dsn: str | None = None, dry_run: bool = Fa
                             held.close()
                     removed[f"postgres at {where}"] = n
                 else:
-                    store = ChromaStore(host=str(options["host"]), port=int(options.get("port") or 8000),
-                                        collection=str(options.get("collection") or "memlab"))
+                    store = ChromaStore(ChromaStore.Options(host=str(options["host"]), port=int(options.get("port") or 8000),
+                                                            collection=str(options.get("collection") or "memlab")))
                     try:
                         removed[f"chroma at {store.address} collection {store.collection_name}"] = store.purge_prefix(
                             prefix, dry_run=dry_run)
