@@ -355,7 +355,7 @@ def _cmd_judge_audit(args: argparse.Namespace) -> int:
 
 
 def _add_judge_flags(p: argparse.ArgumentParser, *, prompt: bool = True) -> None:
-    from memlab.judging.prompts import DEFAULT_JUDGE_PROMPT
+    from memlab.judging.defaults import DEFAULT_JUDGE_PROMPT  # not .prompts: building the parser imports no dspy
 
     p.add_argument("--judge-model", help="OpenAI-compatible judge model name (default: the run's judge, else offline)")
     p.add_argument("--base-url", help="the judge's OpenAI-compatible endpoint (key from $OPENAI_API_KEY)")

