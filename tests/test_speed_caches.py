@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memlab.harness.config import RunConfig
 from memlab.datasets.io import load_dataset
-from memlab.harness.recorder import read_jsonl
+from memlab.runfolder.recorder import read_jsonl
 from memlab.harness.runner import Runner
 from memlab.analysis.ceiling import CeilingSources, probe_events
 from memlab.harness.units import turn_events

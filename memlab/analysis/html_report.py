@@ -33,7 +33,7 @@ from memlab.analysis.report_model import (Caution, ContextLine, Details, Facts, 
                                            Report, Section, Table, Text)
 from memlab.analysis.report_render import render_html, render_markdown  # noqa: F401  (re-exported)
 from memlab.analysis.results import RunResults, load_run
-from memlab.view.command import view_command
+from memlab.analysis.view_command import view_command
 
 MAX_FAILED_PER_STRATEGY = 20
 """Failed probes shown per strategy; the rest are counted (all are in the run's probes.jsonl)."""

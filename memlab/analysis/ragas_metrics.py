@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
-from memlab.analysis.metric_registry import Probe, Value, metric
+from memlab.scoring.metric_registry import Probe, Value, metric
 
 INSTALL_HINT = "it needs ragas: pip install 'memlab[ragas]'"
 LLM_METRICS = ("ragas_llm_context_recall", "ragas_faithfulness", "ragas_answer_correctness")

@@ -24,7 +24,7 @@ import pandas as pd
 from memlab.analysis.baseline import ProbeOutcome, load_baseline, probe_outcomes
 from memlab.analysis.flips import flipped, gated_column_names
 from memlab.analysis.html_report import failure_reasons
-from memlab.analysis.metric_registry import METRICS
+from memlab.scoring.metric_registry import METRICS
 from memlab.analysis.metrics import explain_probe
 from memlab.analysis.results import score_missed
 from memlab.redact import redact_text
