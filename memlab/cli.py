@@ -360,7 +360,7 @@ def _add_judge_flags(p: argparse.ArgumentParser, *, prompt: bool = True) -> None
 
     p.add_argument("--judge-model", help="OpenAI-compatible judge model name (default: the run's judge, else offline)")
     p.add_argument("--base-url", help="the judge's OpenAI-compatible endpoint (key from $OPENAI_API_KEY)")
-    p.add_argument("--offline-judge", action="store_true", help="use the offline judge (memlab/offline/judge.py)")
+    p.add_argument("--offline-judge", action="store_true", help="use the offline judge (memlab/scoring/offline_judge.py)")
     p.add_argument("--cache-mode", choices=["off", "record", "replay", "replay-strict"], help="record/replay the judge's calls")
     p.add_argument("--cache-path", help="the record/replay JSONL file")
     p.add_argument("--temperature", type=float, help="the judge's sampling temperature (default 0)")

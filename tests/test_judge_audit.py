@@ -22,7 +22,7 @@ from memlab.judging.audit import judge_audit, plants, reformat_date
 from memlab.judging.prompts import JUDGE_PROMPTS, judge_inputs, prompt_hash
 from memlab.judging.rejudge import rejudge
 from memlab.llm.offline_model import OfflineChatModel
-from memlab.offline.judge import judge as offline_judge
+from memlab.scoring.offline_judge import judge as offline_judge
 from memlab.runfolder.recorder import read_jsonl
 from memlab.analysis.report import write_report
 from memlab.analysis.results import load_run
