@@ -102,6 +102,8 @@ class RunResults:
         todo = [r for r in records if r.get("gold_written") is None and r.get("gold")]
         if todo:
             self._ceilings.fill(todo)
+        for r in records:  # every record carries the field, so a frame of any subset of them has the same column
+            r.setdefault("gold_written", None)
 
     @cached_property
     def _ceilings(self) -> Ceilings:
@@ -250,7 +252,7 @@ class RunResults:
                 records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
                            for r in df.to_dict("records")]
                 scores = self.score(records).set_axis(df.index)
-                df = df.assign(gold_written=[r.get("gold_written") for r in records])  # filled by score()
+                df = df.assign(gold_written=pd.Series([r.get("gold_written") for r in records], index=df.index, dtype=object))  # filled by score()
                 df = pd.concat([df, scores], axis=1)
             self._frames["probes_scored"] = df
         return self._frames["probes_scored"]
