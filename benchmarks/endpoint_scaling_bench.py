@@ -42,7 +42,7 @@ def dataset(path: Path, n: int) -> Path:
 
 def level(work: Path, server, inflight: int, convs: int, client_rps: float) -> dict:
     from memlab.harness.config import RunConfig
-    from memlab.harness.recorder import read_jsonl
+    from memlab.runfolder.recorder import read_jsonl
     from memlab.harness.runner import Runner
 
     ds = dataset(work / f"d{inflight}.json", convs)

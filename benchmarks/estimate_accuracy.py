@@ -33,7 +33,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from memlab.analysis.results import load_run
-    from memlab.cost.estimate import estimate
+    from memlab.harness.estimate import estimate
     from memlab.harness.config import RunConfig
     from memlab.harness.runner import Runner
     from tests.support.fake_openai_server import FakeOpenAIServer

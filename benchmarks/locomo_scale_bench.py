@@ -192,7 +192,7 @@ def main() -> None:
                                    profile=False)
             print(f"\n{name}: {res['wall']:.1f} s wall; load average {res['load'][0][0]:.1f} at start, "
                   f"{res['load'][1][0]:.1f} at end; metrics {res['scoring_wall']:.1f} s")
-            from memlab.harness.recorder import read_jsonl
+            from memlab.runfolder.recorder import read_jsonl
 
             ends = [r for r in read_jsonl(res["run_dir"] / "units.jsonl") if r.get("event") == "end"]
             walls = {s: sum(r["wall_s"] for r in ends if r["strategy"] == s) for s in strategies}

@@ -165,7 +165,7 @@ def build_dataset(args: argparse.Namespace, out: Path) -> Path:
 
 def run_comparison(args: argparse.Namespace, presets: list[str], dataset: Path, out: Path) -> dict:
     from memlab.harness.config import RunConfig, load_config
-    from memlab.harness.recorder import read_jsonl
+    from memlab.runfolder.recorder import read_jsonl
     from memlab.harness.runner import Runner
 
     default = load_config(str(ROOT / "evals" / "default.yaml"))

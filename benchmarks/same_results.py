@@ -41,7 +41,7 @@ def _in_unit_order(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def differences(a: Path, b: Path, ignore: set[str] = frozenset()) -> list[str]:
     """Human-readable differences between the two runs' results (empty: the same results)."""
-    from memlab.harness.recorder import read_jsonl
+    from memlab.runfolder.recorder import read_jsonl
     from memlab.analysis.results import load_run
 
     diffs = []

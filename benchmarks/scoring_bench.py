@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from memlab.analysis.metrics import score_probe
-from memlab.harness.probe_record import ProbeRow
+from memlab.runfolder.probe_record import ProbeRow
 from memlab.scoring import canonical
 from memlab.analysis.stats import Intervals, cluster_bootstrap, paired_compare
 

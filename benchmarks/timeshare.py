@@ -62,7 +62,7 @@ class TimeShare:
         from memlab.memory.stores.postgres import PostgresStore
         from memlab.roles.program import Role
         from memlab.scoring import attestation, matching
-        from memlab.harness.recorder import RunRecorder
+        from memlab.runfolder.recorder import RunRecorder
         from memlab.strategies.composed import ComposedStrategy
         from memlab.harness.units import UnitPlayer, _CallSink
 

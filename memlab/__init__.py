@@ -39,7 +39,7 @@ _LAZY = {
     "Registry": "memlab.registry",
     "rejudge": "memlab.judging.rejudge",
     "judge_audit": "memlab.judging.audit",
-    "estimate": "memlab.cost.estimate",
+    "estimate": "memlab.harness.estimate",
 }
 
 __all__ = sorted(_LAZY)

@@ -293,7 +293,7 @@ def _cmd_rejudge(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from memlab.judging.rejudge import rejudge, source_judge_spec
-    from memlab.harness.records import read_manifest
+    from memlab.runfolder.records import read_manifest
     from memlab.analysis.report import write_report
 
     spec = _judge_spec_from_args(args)
@@ -303,7 +303,7 @@ def _cmd_rejudge(args: argparse.Namespace) -> int:
     from memlab.harness.runner import EXIT_CODES
 
     try:
-        out = rejudge(args.run_dir, spec, prompt=args.prompt, out=args.out, workers=args.workers, report=False)
+        out = rejudge(args.run_dir, spec, prompt=args.prompt, out=args.out, workers=args.workers)
     except EndpointDown as exc:  # the judge's endpoint stopped (down, or asked to wait too long): nothing written
         print(f"memlab rejudge: stopped: {exc}", file=sys.stderr)
         return EXIT_CODES["failed"]
@@ -359,7 +359,7 @@ def _add_judge_flags(p: argparse.ArgumentParser, *, prompt: bool = True) -> None
 
     p.add_argument("--judge-model", help="OpenAI-compatible judge model name (default: the run's judge, else offline)")
     p.add_argument("--base-url", help="the judge's OpenAI-compatible endpoint (key from $OPENAI_API_KEY)")
-    p.add_argument("--offline-judge", action="store_true", help="use the offline judge (memlab/judging/offline_judge.py)")
+    p.add_argument("--offline-judge", action="store_true", help="use the offline judge (memlab/scoring/offline_judge.py)")
     p.add_argument("--cache-mode", choices=["off", "record", "replay", "replay-strict"], help="record/replay the judge's calls")
     p.add_argument("--cache-path", help="the record/replay JSONL file")
     p.add_argument("--temperature", type=float, help="the judge's sampling temperature (default 0)")
@@ -380,7 +380,7 @@ def _cmd_components(args: argparse.Namespace) -> int:
         return f"  {name:<22} {text}"
 
     print("strategy types (`type:` of a strategy; composed is the default; docs/external.md):")
-    from memlab.external.base import STRATEGY_TYPES, library_version, missing_extra, summary
+    from memlab.strategies.types import STRATEGY_TYPES, library_version, missing_extra, summary
 
     print(line("composed", "memlab's components in slots: the presets and slots below"))
     for name in STRATEGY_TYPES.names():
@@ -705,7 +705,7 @@ def build_parser() -> argparse.ArgumentParser:
         datasets_cli = None
     if datasets_cli is not None and hasattr(datasets_cli, "register"):
         datasets_cli.register(sub)
-    from memlab.cost import cli as cost_cli
+    from memlab.harness import estimate_cli as cost_cli
 
     cost_cli.register(sub)  # memlab estimate
     return parser

@@ -15,11 +15,11 @@ from typing import Any
 from memlab.registry import Registry
 
 EXTENSION_POINTS: Registry[Registry[Any]] = Registry("extension point")
-EXTENSION_POINTS.register("strategy type", "memlab.external.base:STRATEGY_TYPES")
+EXTENSION_POINTS.register("strategy type", "memlab.strategies.types:STRATEGY_TYPES")
 EXTENSION_POINTS.register("strategy preset", "memlab.strategies.presets:PRESETS")
 EXTENSION_POINTS.register("compression trigger", "memlab.strategies.triggers:TRIGGERS")
 EXTENSION_POINTS.register("store", "memlab.memory.stores.base:STORES")
-EXTENSION_POINTS.register("metric", "memlab.analysis.metric_registry:METRICS")
+EXTENSION_POINTS.register("metric", "memlab.scoring.metric_registry:METRICS")
 EXTENSION_POINTS.register("model provider", "memlab.llm.base:MODELS")
 EXTENSION_POINTS.register("dataset format", "memlab.datasets.loaders:FORMATS")
 

@@ -104,12 +104,14 @@ estimate.totals()[["model", "calls", "input_tokens", "output_tokens", "usd", "us
 # %% [markdown]
 # ## Look at the probes instead of reading them
 #
-# `res.view()` opens the same browser as `memlab view RUN_DIR` inside the notebook: every probe with
+# `show(res)` (`from memlab.view import show`) opens the same browser as `memlab view RUN_DIR` inside the notebook: every probe with
 # each strategy's context (gold forms and the lines derived from evidence marked), the comparison
 # of two strategies side by side, each user's memory timeline. It runs in a child process that
 # stops with the kernel (docs/view.md); `view.url` opens it in a tab. This one starts on the probes
 # `message_rag` missed.
 
 # %%
-view = res.view(route="/probes?run=0&strategy=message_rag&metric=evidence_recall&outcome=miss")
+from memlab.view import show
+
+view = show(res, route="/probes?run=0&strategy=message_rag&metric=evidence_recall&outcome=miss")
 view

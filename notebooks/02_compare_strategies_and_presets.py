@@ -95,10 +95,12 @@ one_pair[["category", "metric", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_h
 
 # %% [markdown]
 # The discordant probes behind `a_only` / `b_only`, the two contexts side by side with what one holds
-# and the other does not (`res.view()`: the viewer of `memlab view`, stopped with the kernel).
+# and the other does not (`memlab.view.show(res)`: the viewer of `memlab view`, stopped with the kernel).
 
 # %%
-view = res.view(route=f"/compare?run=0&a={pair[0]}&b={pair[1]}&metric=evidence_recall")
+from memlab.view import show
+
+view = show(res, route=f"/compare?run=0&a={pair[0]}&b={pair[1]}&metric=evidence_recall")
 view
 
 # %% [markdown]

@@ -9,6 +9,7 @@ The expected records were written by ``tests/fixtures/default_profile/record.py`
 from __future__ import annotations
 
 import gzip
+import json
 import sys
 from pathlib import Path
 
@@ -24,9 +25,24 @@ sys.path.insert(0, str(FIXTURES))
 from cases import CASES, config  # noqa: E402
 
 
+READ_BACK = {"probes": ("gold_written",)}
+"""Fields the records had then and no longer carry: computed at read-back since issue 30 (the ceiling is a
+property of the dataset, not of the model's behaviour; docs/metrics.md)."""
+
+
 def _expected(case: str) -> list[str]:
     with gzip.open(FIXTURES / "records" / f"{case}.jsonl.gz", "rt", encoding="utf-8") as fh:
-        return [line for line in fh.read().splitlines() if line]
+        lines = [line for line in fh.read().splitlines() if line]
+    out = []
+    for line in lines:
+        stream, text = line.split("\t", 1)
+        if stream in READ_BACK:
+            rec = json.loads(text)
+            for key in READ_BACK[stream]:
+                rec.pop(key, None)
+            line = f"{stream}\t{json.dumps(rec, sort_keys=True, ensure_ascii=False)}"
+        out.append(line)
+    return sorted(out)
 
 
 def _first_difference(got: list[str], want: list[str]) -> str:

@@ -69,7 +69,7 @@ def test_absorbed_failures_are_recorded_per_unit_and_shown_in_the_failures_table
 
 
 def test_a_run_without_failures_has_an_empty_table_and_older_records_read(tmp_path):
-    from memlab.harness.records import UnitEvent
+    from memlab.runfolder.records import UnitEvent
 
     old = {"run_id": "r", "attempt": "a", "strategy": "s", "dataset": "d", "event": "end", "namespace": "n",
            "conversation_ids": ["c"], "status": "ok", "at": "2024-01-01T00:00:00"}

@@ -52,7 +52,7 @@ def _submodels(ann: typing.Any) -> typing.Iterator[type[BaseModel]]:
 def _knob_models() -> typing.Iterator[tuple[str, type[BaseModel]]]:
     """Every model a config's numbers are read through: the run config (models, executor, gate…),
     each component's, trigger's and library adapter's params, each store's options, the offline model's."""
-    from memlab.external.base import STRATEGY_TYPES
+    from memlab.strategies.types import STRATEGY_TYPES
     from memlab.llm.offline_model import OfflineOptions
     from memlab.memory.stores.base import STORES
     from memlab.strategies.composed import StrategySpec

@@ -19,7 +19,7 @@ from memlab.cli import main
 from memlab.cost.budget import BudgetExhausted, BudgetLedger, BudgetSpec, Spend, parse_budget_flags
 from memlab.cost.prices import PriceBook, load_price_table
 from memlab.harness.config import RunConfig
-from memlab.harness.recorder import read_jsonl
+from memlab.runfolder.recorder import read_jsonl
 from memlab.harness.runner import EXIT_CODES, Runner
 from memlab.llm.openai_model import OpenAIChatModel
 from memlab.llm.types import ChatRequest

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from memlab.analysis.results import load_run
-from memlab.cost.estimate import Estimate, estimate, project
+from memlab.harness.estimate import Estimate, estimate, project
 from memlab.cost.ragas_standin import RagasStandIn
 from memlab.harness.config import RunConfig
 from memlab.harness.runner import Runner

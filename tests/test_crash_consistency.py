@@ -21,7 +21,7 @@ import yaml
 
 from memlab.harness.config import RunConfig
 from memlab.memory.stores.base import make_store
-from memlab.harness.recorder import read_jsonl
+from memlab.runfolder.recorder import read_jsonl
 from memlab.analysis.results import load_run
 from memlab.harness.runner import Runner
 

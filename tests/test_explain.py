@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memlab.analysis.metrics import explain_probe
-from memlab.harness.probe_record import ProbeRow
+from memlab.runfolder.probe_record import ProbeRow
 
 ITEMS = [{"text": "[2024-03-01] Ana: I moved to Lisbo last month", "source_turn_ids": ["s1-01"], "kind": "message",
           "section": "Conversation history"},

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from memlab.harness.config import ConfigError, validate_config
-from memlab.harness.recorder import read_jsonl
+from memlab.runfolder.recorder import read_jsonl
 from memlab.analysis.results import load_run
 from memlab.harness.runner import Runner
 
@@ -26,7 +26,8 @@ TINY_PLUGIN = '''
 """A user's own memory system, written against memlab's adapter base (docs/external.md)."""
 from pathlib import Path
 
-from memlab.external import ExternalParams, ExternalStrategy, Hit, strategy_type
+from memlab.external import ExternalParams, ExternalStrategy, Hit
+from memlab.strategies.types import strategy_type
 from memlab.memory.item import Op
 
 

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from memlab.cli import main
-from memlab.harness.recorder import read_jsonl
+from memlab.runfolder.recorder import read_jsonl
 from memlab.analysis.results import load_run
 from tests.support.fake_openai_server import FakeOpenAIServer
 

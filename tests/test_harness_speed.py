@@ -13,7 +13,7 @@ import pytest
 
 from memlab.llm import calls
 from memlab.memory.item import MemoryEvent, Op
-from memlab.harness.recorder import dumps_line, read_jsonl
+from memlab.runfolder.recorder import dumps_line, read_jsonl
 from memlab.strategies.base import ContextLine, ContextSection, MemoryContext
 
 

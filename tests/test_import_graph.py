@@ -1,5 +1,8 @@
 """No import cycle among memlab's modules — lazy (function-level) imports included, since a cycle
-closed by a lazy import is still two modules that cannot be understood (or moved) apart.
+closed by a lazy import is still two modules that cannot be understood (or moved) apart — and none
+among its packages (``memlab.harness``, ``memlab.analysis``...: the first two dotted components), so
+the layers of docs/architecture.md hold: every package-level edge goes one way, and the run pipeline
+imports nothing from the analysis package.
 
 An edge is every ``import`` / ``from ... import`` of a memlab module anywhere in a module's code;
 ``from pkg import name`` points at ``pkg.name`` when that is a module, else at ``pkg``. The parent
@@ -94,6 +97,24 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+def package_of(module: str) -> str:
+    """``memlab.harness.units`` → ``memlab.harness``; a top-level module (``memlab.registry``) is its own package."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph folded onto packages (an edge inside one package is dropped)."""
+    out: dict[str, set[str]] = {package_of(m): set() for m in graph}
+    for m, targets in graph.items():
+        out[package_of(m)] |= {package_of(t) for t in targets} - {package_of(m)}
+    return out
+
+
+def _edges_between(graph: dict[str, set[str]], packages: list[str]) -> list[str]:
+    return sorted(f"{m} → {t}" for m, ts in graph.items() for t in ts
+                  if package_of(m) in packages and package_of(t) in packages and package_of(m) != package_of(t))
+
+
 def test_memlab_has_no_import_cycle():
     graph = import_graph(ROOT)
     assert len(graph) > 100  # every module seen
@@ -112,6 +133,55 @@ def test_the_check_finds_a_planted_cycle_through_a_lazy_import(tmp_path):
     assert cycles(import_graph(tmp_path)) == [["memlab.a", "memlab.sub.b"]]
 
 
+def test_memlab_has_no_package_level_cycle():
+    """No two packages depend on each other, directly or through others (docs/architecture.md, the layers)."""
+    graph = import_graph(ROOT)
+    packages = package_graph(graph)
+    assert {"memlab.harness", "memlab.analysis", "memlab.runfolder", "memlab.view"} <= set(packages)
+    found = cycles(packages)
+    assert not found, "package cycles: " + "; ".join(
+        " ↔ ".join(c) + " (" + ", ".join(_edges_between(graph, c)) + ")" for c in found)
+
+
+def test_the_check_finds_a_planted_package_cycle_with_no_module_cycle(tmp_path):
+    """``memlab.p.a`` → ``memlab.q.b`` and ``memlab.q.c`` → ``memlab.p.d`` (lazily): no module cycle, a package one."""
+    pkg = tmp_path / "memlab"
+    for sub in ("p", "q", "r"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "p" / "a.py").write_text("from memlab.q import b\n")
+    (pkg / "q" / "b.py").write_text("")
+    (pkg / "q" / "c.py").write_text("def f():\n    import memlab.p.d\n")
+    (pkg / "p" / "d.py").write_text("")
+    (pkg / "r" / "e.py").write_text("import memlab.p.a\n")  # one way only: no cycle
+    graph = import_graph(tmp_path)
+    assert cycles(graph) == []
+    assert cycles(package_graph(graph)) == [["memlab.p", "memlab.q"]]
+
+
+RUN_PIPELINE = ("memlab.harness", "memlab.strategies", "memlab.roles", "memlab.llm", "memlab.offline", "memlab.memory",
+                "memlab.external", "memlab.judging", "memlab.runfolder")
+"""The packages that play a run (and its judge pass) and write its folder."""
+
+
+def test_the_run_pipeline_imports_nothing_from_analysis():
+    """Ceilings and every model-based metric are computed at read-back: nothing the run pipeline
+    imports, directly or through another package, is in ``memlab.analysis`` (or the viewer above it)."""
+    graph = import_graph(ROOT)
+    reach: set[str] = set()
+    todo = [m for m in graph if m.startswith(RUN_PIPELINE)]
+    assert todo
+    while todo:
+        m = todo.pop()
+        if m not in reach:
+            reach.add(m)
+            todo.extend(graph[m])
+    bad = sorted(f"{m} ← {', '.join(sorted(s for s in graph if m in graph[s] and s in reach))}"
+                 for m in reach if m.startswith(("memlab.analysis", "memlab.view")))
+    assert not bad, f"the run pipeline reaches {bad}"
+
+
 def test_the_two_pipelines_do_not_reach_into_strategies_or_models_from_analysis():
     """The analysis pipeline reads run folders: it never imports a strategy, a role, a model or the
     offline stand-in (the yardstick must not depend on the system under test). The viewer
@@ -119,7 +189,7 @@ def test_the_two_pipelines_do_not_reach_into_strategies_or_models_from_analysis(
     graph = import_graph(ROOT)
     reach: set[str] = set()
     todo = [m for m in graph if m.startswith(("memlab.analysis.metrics", "memlab.analysis.stats", "memlab.analysis.results",
-                                              "memlab.analysis.ceiling", "memlab.scoring",
+                                              "memlab.analysis.ceiling", "memlab.analysis.played_datasets", "memlab.scoring",
                                               "memlab.analysis.flips", "memlab.view"))]
     while todo:
         m = todo.pop()

@@ -22,8 +22,9 @@ from memlab.judging.audit import judge_audit, plants, reformat_date
 from memlab.judging.prompts import JUDGE_PROMPTS, judge_inputs, prompt_hash
 from memlab.judging.rejudge import rejudge
 from memlab.llm.offline_model import OfflineChatModel
-from memlab.judging.offline_judge import judge as offline_judge
-from memlab.harness.recorder import read_jsonl
+from memlab.scoring.offline_judge import judge as offline_judge
+from memlab.runfolder.recorder import read_jsonl
+from memlab.analysis.report import write_report
 from memlab.analysis.results import load_run
 from memlab.roles.program import Role
 from memlab.harness.runner import Runner
@@ -165,6 +166,8 @@ def test_rejudge_changes_only_the_judge_fields_and_recomputes_answer_correct(
     assert manifest["rejudged_from"]["judge"]["prompt"] == "lenient"
     judge_calls = [c for c in read_jsonl(out / "calls.jsonl") if c["purpose"] == "judge"]
     assert judge_calls and all("fake-judge" in c["model"] for c in judge_calls)
+    assert not (out / "metrics.csv").exists()  # judging writes no report: the analysis side does
+    write_report(out, quiet=True)
     assert (out / "metrics.csv").exists()
     assert KEY not in "".join(p.read_text() for p in out.glob("*.json*"))
 

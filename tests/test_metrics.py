@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from memlab.analysis.metrics import METRICS, check_metric_names, score_probe, update_outcome
-from memlab.harness.probe_record import ProbeRow
+from memlab.runfolder.probe_record import ProbeRow
 from memlab.scoring import gold_present, gold_written
 
 

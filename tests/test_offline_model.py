@@ -101,7 +101,7 @@ def test_model_id_is_versioned_by_its_whole_import_closure(tmp_path: Path) -> No
     assert _model().model_id == f"offline-{version.MAJOR}+{version.source_hash()}"
     files = {p.relative_to(version.CHECKOUT).as_posix() for p in version.closure()}
     assert {"memlab/offline/gate.py", "memlab/llm/offline_model.py", "memlab/tokens.py",
-            "memlab/judging/offline_judge.py"} <= files
+            "memlab/scoring/offline_judge.py"} <= files
     assert "memlab/analysis/report.py" not in files and "memlab/harness/runner.py" not in files
     copy = tmp_path / "checkout"
     shutil.copytree(version.CHECKOUT / "memlab", copy / "memlab", ignore=shutil.ignore_patterns("__pycache__", "static"))

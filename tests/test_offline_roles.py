@@ -11,7 +11,7 @@ import pytest
 
 from memlab.offline.answer import ABSTAIN, answer, question_type
 from memlab.offline.gate import gate
-from memlab.judging.offline_judge import judge
+from memlab.scoring.offline_judge import judge
 from memlab.offline.similarity import Similarity
 from memlab.offline.slots import reconcile
 from memlab.offline.statements import extract

@@ -26,7 +26,7 @@ import yaml
 from memlab.cli import main as cli_main
 from memlab.harness.config import ConfigError, RunConfig, load_config
 from memlab.harness.executors.base import PortableFault
-from memlab.harness.recorder import read_jsonl
+from memlab.runfolder.recorder import read_jsonl
 from memlab.analysis.results import load_run
 from memlab.harness.runner import EXIT_CODES, Runner
 

@@ -22,8 +22,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from memlab.analysis.metric_registry import metric
-from memlab.external import ExternalParams, ExternalStrategy, Hit, strategy_type
+from memlab.scoring.metric_registry import metric
+from memlab.external import ExternalParams, ExternalStrategy, Hit
+from memlab.strategies.types import strategy_type
 from memlab.memory.item import Op
 from memlab.memory.stores.base import STORES, StoreOptions
 from memlab.memory.stores.in_memory import InMemoryStore

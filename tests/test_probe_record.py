@@ -8,8 +8,8 @@ from dataclasses import fields
 
 from pydantic_core import PydanticUndefined
 
-from memlab.harness.probe_record import ROW_ORDER, ProbeEvent, ProbeRow, ProbeScope
-from memlab.harness.records import ProbeRecord
+from memlab.runfolder.probe_record import READ_BACK, ROW_ORDER, WRITTEN, ProbeEvent, ProbeRow, ProbeScope
+from memlab.runfolder.records import ProbeRecord
 
 
 def test_scope_and_event_are_the_probe_records_fields_in_its_order():
@@ -37,8 +37,10 @@ def test_the_written_row_is_a_valid_records_dump_and_reads_back_the_same():
     row = ProbeRow(scope, event).row()
     assert ProbeRecord.model_validate(row).model_dump(mode="json") == {**row, "superseded": [], "forbidden": [],
                                                                        "evidence_texts": [], "context_source_turn_ids": [],
-                                                                       "survival": [], "gold": [["Oslo"]], "evidence": ["t1"]}
+                                                                       "survival": [], "gold": [["Oslo"]], "evidence": ["t1"],
+                                                                       "gold_written": None}
     assert ProbeRow.from_row(row) == ProbeRow(scope, event)
+    assert not READ_BACK & set(row) and tuple(row) == WRITTEN  # the ceiling is filled at read-back, never written
 
 
 def test_a_partial_or_frame_row_reads_with_defaults():

@@ -15,7 +15,7 @@ import pytest
 
 from memlab.harness.config import RunConfig
 from memlab.analysis.metrics import METRICS, score_probe
-from memlab.harness.probe_record import ProbeRow
+from memlab.runfolder.probe_record import ProbeRow
 from memlab.analysis.results import load_run
 from memlab.harness.runner import Runner
 from tests.support.fake_openai_server import FakeOpenAIServer
@@ -159,7 +159,7 @@ def test_non_llm_scoring_makes_no_network_connection() -> None:
         "socket.socket.connect = refuse\n"
         "socket.create_connection = lambda *a, **k: refuse(None, a[0] if a else None)\n"
         "from memlab.analysis.metrics import score_probe\n"
-        "from memlab.harness.probe_record import ProbeRow\n"
+        "from memlab.runfolder.probe_record import ProbeRow\n"
         "from memlab.analysis.ragas_metrics import ragas_problem\n"
         "assert ragas_problem() is None, ragas_problem()\n"
         f"p = {probe(answer='Ana moved to Lisbon.', context_items=lines(EVIDENCE))!r}\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memlab.harness.probe_record import ProbeRow
+from memlab.runfolder.probe_record import ProbeRow
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from memlab.llm.types import CallRecord
 from memlab.memory.item import MemoryEvent, Op
-from memlab.harness.records import CallRow, MemoryOpRow, Record
+from memlab.runfolder.records import CallRow, MemoryOpRow, Record
 
 SCOPE = {"run_id": "r", "attempt": "a", "strategy": "s", "dataset": "d", "conversation_id": "c"}
 
@@ -53,8 +53,8 @@ def test_every_row_a_run_writes_validates_against_its_record_model(tmp_path):
     import json
 
     from memlab.harness.config import RunConfig
-    from memlab.harness.recorder import read_jsonl
-    from memlab.harness.records import AgentStepRow, CompressionRow, ProbeRecord, TurnRecord, UnitEvent
+    from memlab.runfolder.recorder import read_jsonl
+    from memlab.runfolder.records import AgentStepRow, CompressionRow, ProbeRecord, TurnRecord, UnitEvent
     from memlab.harness.runner import Runner
 
     convs = [{"id": "c0", "namespace": "c0", "sessions": [{"id": "s1", "timestamp": "2024-01-02T10:00:00", "turns": [

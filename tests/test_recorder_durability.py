@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memlab.harness.recorder import RunRecorder, read_jsonl
+from memlab.runfolder.recorder import RunRecorder, read_jsonl
 
 
 def _spy_fsync(monkeypatch) -> list[tuple[str, int]]:

@@ -13,7 +13,7 @@ import pytest
 from memlab.analysis.baseline import dumps, snapshot
 from memlab.analysis.html_report import report_html, report_markdown
 from memlab.memory.stores.postgres import describe_dsn
-from memlab.harness.recorder import read_jsonl
+from memlab.runfolder.recorder import read_jsonl
 from memlab.redact import redact, redact_text
 from memlab.analysis.report import write_report
 from memlab.analysis.results import load_run

@@ -19,7 +19,7 @@ import yaml
 
 from memlab.cli import main as cli_main
 from memlab.harness.config import RunConfig, load_config
-from memlab.harness.recorder import RunLock, RunLocked, RunRecorder, read_jsonl
+from memlab.runfolder.recorder import RunLock, RunLocked, RunRecorder, read_jsonl
 from memlab.analysis.results import load_run
 from memlab.harness.runner import EXIT_CODES, ResumeMismatch, Runner
 

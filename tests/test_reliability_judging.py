@@ -16,7 +16,7 @@ import pytest
 
 from memlab.analysis.baseline import BaselineError, make_baseline
 from memlab.cli import main as cli_main
-from memlab.harness.recorder import read_jsonl
+from memlab.runfolder.recorder import read_jsonl
 from memlab.analysis.results import load_run
 from memlab.harness.runner import EXIT_CODES, Runner
 from tests.support.fake_openai_server import FakeOpenAIServer

@@ -18,7 +18,7 @@ import yaml
 
 from memlab.cli import main as cli_main
 from memlab.harness.config import ConfigError, load_config
-from memlab.harness.recorder import RunRecorder
+from memlab.runfolder.recorder import RunRecorder
 from memlab.analysis.results import load_run
 from memlab.harness.runner import EXIT_CODES, ResumeMismatch, Runner
 from tests.test_reliability import _config, _dataset

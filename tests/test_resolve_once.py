@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 import memlab
-from memlab.external.base import ExternalParams, ResolvedExternal
+from memlab.external.base import ExternalParams
+from memlab.strategies.types import ResolvedExternal
 from memlab.harness.config import load_config, notebook_config
 from memlab.memory.stores.base import StoreOptions
 from memlab.strategies.composed import ComposedStrategy, ResolvedStrategy, StrategySpec
@@ -23,7 +24,8 @@ THREADS = Path(__file__).resolve().parent / "fixtures" / "threads_small.yaml"
 
 ECHO_PLUGIN = '''
 """A strategy type of its own (memlab.external), counted like memlab's components."""
-from memlab.external import ExternalParams, ExternalStrategy, Hit, strategy_type
+from memlab.external import ExternalParams, ExternalStrategy, Hit
+from memlab.strategies.types import strategy_type
 from memlab.memory.item import Op
 
 BUILT_WITH = []
@@ -68,7 +70,7 @@ def echo_plugin(tmp_path):
     yield "echo_once_plugin"
     sys.path.remove(str(tmp_path))
     sys.modules.pop("echo_once_plugin", None)
-    from memlab.external.base import STRATEGY_TYPES
+    from memlab.strategies.types import STRATEGY_TYPES
 
     STRATEGY_TYPES.unregister("echo_once")
 

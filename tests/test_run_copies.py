@@ -21,7 +21,7 @@ import yaml
 
 from memlab.analysis.results import load_run
 from memlab.cli import main as cli_main
-from memlab.harness.ownership import lock_key
+from memlab.memory.stores.ownership import lock_key
 from memlab.memory.stores.postgres import lock_run_uid, resolve_dsn
 from tests.test_reliability import _dataset
 

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from memlab.cli import main as cli_main
-from memlab.harness.recorder import RunLock, RunRecorder
+from memlab.runfolder.recorder import RunLock, RunRecorder
 from memlab.harness.runner import EXIT_CODES, Runner
 from tests.test_reliability import _config, _dataset
 

@@ -14,7 +14,7 @@ import yaml
 
 from memlab.harness.config import RunConfig
 from memlab.datasets.io import dataset_hash, load_dataset
-from memlab.harness.recorder import read_jsonl
+from memlab.runfolder.recorder import read_jsonl
 from memlab.analysis.report import write_report
 from memlab.analysis.results import load_run
 from memlab.harness.runner import ResumeMismatch, Runner

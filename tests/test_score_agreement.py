@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from memlab.analysis.metric_registry import Metric, Score
+from memlab.scoring.metric_registry import Metric, Score
 from memlab.analysis.metrics import METRICS, score_probe
-from memlab.harness.probe_record import ProbeEvent, ProbeRow
+from memlab.runfolder.probe_record import ProbeEvent, ProbeRow
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

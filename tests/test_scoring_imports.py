@@ -26,7 +26,7 @@ def test_scoring_metrics_and_stats_import_no_system_under_test() -> None:
 def test_the_offline_judge_is_built_from_the_scoring_package_alone() -> None:
     """The judge must not grade the offline model by the model's own rules (its answerer's
     abstention phrases, its lexicon): importing it loads memlab.scoring and nothing under test."""
-    code = ("import json, sys\nimport memlab.judging.offline_judge\n"
+    code = ("import json, sys\nimport memlab.scoring.offline_judge\n"
             "print(json.dumps(sorted(m for m in sys.modules if m.startswith('memlab'))))")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env=env)

@@ -12,7 +12,7 @@ import pytest
 
 from memlab.cli import main as cli_main
 from memlab.datasets.limits import TURN_MAX_BYTES, TURN_WARN_BYTES
-from memlab.harness.recorder import read_jsonl
+from memlab.runfolder.recorder import read_jsonl
 from memlab.harness.runner import Runner
 from tests.test_reliability import _config, _dataset
 

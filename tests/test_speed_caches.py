@@ -8,10 +8,9 @@ from pathlib import Path
 
 from memlab.harness.config import RunConfig
 from memlab.datasets.io import load_dataset
-from memlab.harness.recorder import read_jsonl
 from memlab.harness.runner import Runner
-from memlab.analysis.ceiling import CeilingSources, probe_events
-from memlab.harness.units import turn_events
+from memlab.analysis.ceiling import Ceilings
+from memlab.analysis.results import load_run
 from memlab.tokens import SHORT_TEXT, count_tokens, encoding
 
 
@@ -56,25 +55,23 @@ def _dataset(tmp_path: Path) -> Path:
     return path
 
 
-def test_gold_written_shared_by_strategies_equals_a_fresh_scan_per_probe(tmp_path):
+def test_ceilings_are_computed_once_per_probe_at_read_back_and_equal_a_fresh_scan(tmp_path):
+    """Read-back computes ``gold_written`` once per (dataset, conversation, probe), however many
+    strategies answered it, from one text per user; each equals a scan by a fresh :class:`Ceilings`."""
     ds_path = _dataset(tmp_path)
     cfg = RunConfig.model_validate({
         "name": "gw", "datasets": [str(ds_path)], "output_dir": str(tmp_path / "runs"),
         "embedding_cache": str(tmp_path / "emb.npz"), "model": {"provider": "offline"},
         "strategies": [{"name": "no_memory"}, {"name": "recent_window"}], "executor": {"type": "serial"}})
-    run = Runner(cfg, progress=False).run()
-    ds = load_dataset(ds_path)
-    conv = ds.conversations[0]
-    events = turn_events(conv)
-    probes = {p.id: p for p in conv.probes}
-    rows = read_jsonl(run / "probes.jsonl")
+    res = load_run(Runner(cfg, progress=False).run())
+    rows = res.probes.to_dict("records")
     assert len(rows) == 8
+    ds = load_dataset(ds_path)
+    assert len(res._ceilings._memo) == 4 and len(res._ceilings._users) == 1  # 4 probes × 2 strategies, one user
     seen = set()
     for row in rows:
-        probe = probes[row["probe_id"]]
-        upto = probe_events(ds.name, conv, events, probe.after_turn)
-        asked = next(e.timestamp for _, e, _ in upto[::-1])
-        fresh = CeilingSources().attested([g.forms() for g in probe.gold], probe.gold_match, upto, asked)
+        fresh = Ceilings({ds.name: ds}).gold_written({k: row[k] for k in (
+            "dataset", "conversation_id", "probe_id", "after_turn", "gold", "gold_match", "asked_at")})
         assert row["gold_written"] == fresh
         seen.add(row["gold_written"])
     assert seen == {True, False}, "probes whose gold is and is not written yet"

@@ -8,7 +8,7 @@ from memlab.cli import main as cli_main
 from memlab.memory.item import MemoryItem
 from memlab.memory.stores.base import make_store
 from memlab.memory.stores.postgres import resolve_dsn
-from memlab.harness.recorder import read_jsonl
+from memlab.runfolder.recorder import read_jsonl
 from memlab.harness.runner import Runner
 from tests.test_reliability import _config, _dataset
 

@@ -1,4 +1,4 @@
-"""``RunResults.view()`` in a notebook: the viewer in a child process, shown as an iframe, gone when
+"""``memlab.view.show(res)`` in a notebook: the viewer in a child process, shown as an iframe, gone when
 the kernel stops — however it stops (memlab/view/notebook.py)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from memlab.analysis.results import load_run
+from memlab.view import show
 from tests.support import view_runs
 
 pytestmark = pytest.mark.slow
@@ -45,7 +46,7 @@ def _gone(pid: int, timeout: float = 30.0) -> bool:
 
 
 def test_view_shows_the_run_in_an_iframe_and_stops(run):
-    handle = load_run(run).view(route="/probes?run=0&strategy=window")
+    handle = show(load_run(run), route="/probes?run=0&strategy=window")
     try:
         html = handle._repr_html_()
         assert f'src="http://127.0.0.1:{handle.port}/?token={handle.token}#/probes?run=0&amp;strategy=window"' in html
@@ -68,7 +69,7 @@ def test_nothing_is_left_running_when_the_kernel_is_killed(run):
     km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT),
                               env=dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")))
     try:
-        code = (f"import memlab\nres = memlab.load_run({str(run)!r})\nh = res.view()\n"
+        code = (f"import memlab\nres = memlab.load_run({str(run)!r})\nfrom memlab.view import show\nh = show(res)\n"
                 "print('VIEW', h.port, h.proc.pid)")
         out = []
         reply = kc.execute_interactive(code, timeout=600, output_hook=lambda m: out.append(m))

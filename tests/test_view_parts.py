@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memlab.view.command import view_command
+from memlab.analysis.view_command import view_command
 from memlab.view.index import read_line, scan
 from memlab.view.lines import MAX_CHARS, MAX_PINNED, Marker, mark_difference, window
 from memlab.view.timeline import Replay

@@ -8,13 +8,22 @@ extraction transcript names the tool of a tool turn. A gold answer "May 2023" wr
 the turns but in a session date is recalled by ``full_context`` — so a ceiling that read only the
 turn text said 0.40 where full_context reached 0.435 on LoCoMo.
 
-:class:`CeilingSources` is the dataset text one probe's context could draw on: the turns it can
-see (today the conversation up to the probe; a caller may pass more, e.g. a user's earlier
-threads) rendered as the history renders them, in order, plus each turn's facts, its session's
-and its own timestamp in the renderings strategies use (ISO date, weekday, 24- and 12-hour time),
-tool names and speakers, plus the probe's ``asked_at`` as the "Now:" line renders it (UTC). A
-gold is attested when every part (``gold_match: all``) or some part (``any``) occurs in it,
-normalised as recall normalises (:mod:`memlab.scoring`).
+The sources of one probe are the turns its context could see — every turn of the user's earlier
+threads (long-term memory may carry any of them), then its own thread's turns up to and including
+the one it is asked after — rendered as the history renders them (``[date] speaker: text``), in
+order, plus each turn's facts, its session's and its own timestamp in the renderings strategies
+use (ISO date, weekday, 24- and 12-hour time), tool names and speakers, plus the probe's
+``asked_at`` as the "Now:" line renders it (UTC). A gold is attested when every part
+(``gold_match: all``) or some part (``any``) occurs in them, normalised as recall normalises
+(:mod:`memlab.scoring`).
+
+**Computed at read-back**, not while playing: it depends on the dataset only, and the run
+pipeline imports nothing from the analysis package (docs/architecture.md). :class:`Ceilings`
+answers for one run from the datasets its manifest names (:mod:`memlab.analysis.played_datasets`,
+hash-checked), once per (dataset, conversation, probe) whatever the number of strategies, from one
+canonical text per user built once (a probe's sources are a prefix of it). A probe record that
+carries ``gold_written`` (runs recorded before read-back computed it) keeps its recorded value;
+without it and without the dataset (moved, changed since the run) the ceiling is unknown (None).
 
 Limits, stated: a gold form that only appears across two lines that no context puts side by side
 (retrieved lines in another order) or in a date shifted into another time zone is not counted; a
@@ -24,8 +33,9 @@ bounds what carrying the dataset's own text can reach.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from memlab.scoring.attestation import gold_attested
@@ -43,66 +53,112 @@ def now_rendering(asked_at: datetime) -> str:
     return f"Now: {timestamp_renderings(when)}"
 
 
-def event_texts(event: Any) -> tuple[str, list[str]]:
-    """(the turn's history line, the other dataset text a context can carry with it) of one
-    :class:`memlab.strategies.base.TurnEvent`."""
-    turn = event.turn
-    extras = list(turn.facts)
-    extras.append(timestamp_renderings(event.timestamp))
-    extras.append(str(event.speaker))
-    if turn.timestamp is not None:
-        extras.append(timestamp_renderings(turn.timestamp))
-    if turn.tool_name:
-        extras.append(f"tool: {turn.tool_name}")
-    return event.line, extras
+def turn_sources(conv: Any) -> list[tuple[str, str, str]]:
+    """Per turn of ``conv`` (a :class:`memlab.datasets.models.Conversation`), in order: (turn id, its
+    history line, the other dataset text a context can carry with it), both canonical. The line and
+    the time are those the harness gives strategies (``TurnEvent.line``: a turn without its own time
+    is its session's, a microsecond per earlier turn of the session later; the speaker's display
+    name); ``tests/test_ceiling.py`` checks ``full_context`` against them on every shipped dataset."""
+    within: Counter = Counter()
+    out = []
+    for session, turn in conv.turns():
+        when = turn.timestamp or session.timestamp + timedelta(microseconds=within[session.id])
+        within[session.id] += 1
+        speaker = turn.speaker or conv.speakers.get(turn.role, turn.role)
+        line = f"[{when.date().isoformat()}] {speaker}: {turn.text}"
+        extras = [*turn.facts, timestamp_renderings(when), str(speaker)]
+        if turn.timestamp is not None:
+            extras.append(timestamp_renderings(turn.timestamp))
+        if turn.tool_name:
+            extras.append(f"tool: {turn.tool_name}")
+        if session.timestamp is not None:
+            extras.append(timestamp_renderings(session.timestamp))
+        out.append((turn.id, canonical(line), " ".join(canonical(x) for x in extras)))
+    return out
 
 
-class CeilingSources:
-    """The canonical dataset text of a set of turns, built once per turn and shared by every probe
-    and strategy (a LoCoMo conversation has ~600 turns and ~200 probes)."""
+class _UserText:
+    """One user's canonical dataset text: every turn of their threads in play order, the history
+    lines joined as a history shows them and the extras each fenced by ``|`` (never part of a
+    canonical gold form, so nothing matches across it), with where each turn ends — a probe's
+    sources are a prefix of both."""
 
-    def __init__(self) -> None:
-        self._canon: dict[Any, tuple[str, str]] = {}
-        self._sessions: dict[Any, str] = {}
+    def __init__(self, convs: Sequence[Any]) -> None:
+        lines: list[str] = []
+        extras: list[str] = []
+        self.line_end: list[int] = []  # after n turns: the prefix of the joined lines (n ≥ 1)
+        self.extra_end: list[int] = []
+        self.position: dict[tuple[str, str], int] = {}  # (conversation, turn) → turns up to and including it
+        self.conv_end: dict[str, int] = {}
+        n_line = n_extra = 0
+        for conv in convs:
+            for turn_id, line, extra in turn_sources(conv):
+                n_line += len(line) + (1 if lines else 0)
+                n_extra += len(extra) + (3 if extras else 0)
+                lines.append(line)
+                extras.append(extra)
+                self.line_end.append(n_line)
+                self.extra_end.append(n_extra)
+                self.position[(conv.id, turn_id)] = len(lines)
+            self.conv_end[conv.id] = len(lines)
+        self.lines = " ".join(lines)
+        self.extras = " | ".join(extras)
 
-    def _of(self, key: Any, event: Any, session_time: datetime | None) -> tuple[str, str]:
-        if key not in self._canon:
-            line, extras = event_texts(event)
-            if session_time is not None:
-                extras.append(timestamp_renderings(session_time))
-            self._canon[key] = (canonical(line), " ".join(canonical(x) for x in extras))
-        return self._canon[key]
-
-    def text(self, events: Sequence[tuple[Any, Any, datetime | None]], asked_at: datetime | None) -> str:
-        """Canonical text of ``events`` — ``(key, TurnEvent, session timestamp)`` in the order a history
-        shows them — and the probe's time: lines side by side as a history puts them, the rest after,
-        each on its own (``|`` is never part of a canonical gold form, so nothing matches across it)."""
-        lines, extras = [], []
-        for key, event, session_time in events:
-            line, extra = self._of(key, event, session_time)
-            lines.append(line)
-            extras.append(extra)
+    def text(self, conversation_id: str, upto_turn: str, asked_at: datetime | None) -> str:
+        """The canonical sources of a probe of ``conversation_id`` asked after ``upto_turn`` (the
+        whole conversation when that turn is not in it): lines side by side, the rest after."""
+        n = self.position.get((conversation_id, upto_turn), self.conv_end[conversation_id])
+        lines = self.lines[:self.line_end[n - 1]] if n else ""
+        extras = self.extras[:self.extra_end[n - 1]] if n else ""
         if asked_at is not None:
-            extras.append(canonical(now_rendering(asked_at)))
-        return " ".join(lines) + " | " + " | ".join(extras)
-
-    def attested(self, gold: Sequence[Sequence[str]], gold_match: str,
-                 events: Sequence[tuple[Any, Any, datetime | None]], asked_at: datetime | None) -> bool:
-        """Whether some context built from ``events`` (and the probe's time) could hold the gold."""
-        return gold_attested(gold, gold_match, self.text(events, asked_at))
+            now = canonical(now_rendering(asked_at))
+            extras = f"{extras} | {now}" if n else now
+        return lines + " | " + extras
 
 
-def probe_events(dataset: str, conv: Any, events: Sequence[Any], upto_turn: str) -> list[tuple[Any, Any, datetime | None]]:
-    """The turns a probe asked right after ``upto_turn`` could see: ``events`` (the conversation's
-    :func:`memlab.harness.units.turn_events`) up to and including that turn. Where a user's earlier threads
-    share the namespace, a caller widens this by passing their events first."""
-    ids = [e.turn.id for e in events]
-    end = ids.index(upto_turn) + 1 if upto_turn in ids else len(events)
-    return conversation_events(dataset, conv, events[:end])
+class Ceilings:
+    """Each probe's ceiling (``gold_written``) for one run, computed from ``datasets`` (name → the
+    dataset as the run played it): once per (dataset, conversation, probe), from one text per user."""
 
+    def __init__(self, datasets: Mapping[str, Any]) -> None:
+        self.datasets = datasets
+        self._users: dict[tuple[str, str], _UserText] = {}
+        self._user_of: dict[tuple[str, str], str] = {}
+        self._memo: dict[tuple[str, str, str], bool | None] = {}
+        for name, ds in datasets.items():
+            for conv in ds.conversations:
+                self._user_of[(name, conv.id)] = conv.ns
 
-def conversation_events(dataset: str, conv: Any, events: Iterable[Any]) -> list[tuple[Any, Any, datetime | None]]:
-    """A conversation's events as :meth:`CeilingSources.text` takes them (keyed by dataset,
-    conversation and turn, with their session's timestamp)."""
-    sessions = {s.id: s.timestamp for s in conv.sessions}
-    return [((dataset, conv.id, e.turn.id), e, sessions.get(e.session_id)) for e in events]
+    def _user(self, dataset: str, namespace: str) -> _UserText:
+        key = (dataset, namespace)
+        if key not in self._users:
+            convs = [c for c in self.datasets[dataset].conversations if c.ns == namespace]
+            self._users[key] = _UserText(convs)
+        return self._users[key]
+
+    def text(self, dataset: str, conversation_id: str, upto_turn: str, asked_at: datetime | None) -> str | None:
+        """The canonical sources of a probe, or None when its dataset or conversation is unknown."""
+        ns = self._user_of.get((dataset, conversation_id))
+        if ns is None:
+            return None
+        return self._user(dataset, ns).text(conversation_id, upto_turn, asked_at)
+
+    def gold_written(self, probe: Mapping[str, Any]) -> bool | None:
+        """Whether some context could hold the gold of ``probe`` (a probe record: ``dataset``,
+        ``conversation_id``, ``probe_id``, ``after_turn``, ``gold``, ``gold_match``, ``asked_at``);
+        None without a gold, or without the dataset it was asked in."""
+        if not probe.get("gold"):
+            return None
+        key = (str(probe["dataset"]), str(probe["conversation_id"]), str(probe["probe_id"]))
+        if key not in self._memo:
+            asked = probe.get("asked_at")
+            asked_at = datetime.fromisoformat(asked) if isinstance(asked, str) else asked
+            text = self.text(key[0], key[1], str(probe.get("after_turn")), asked_at)
+            self._memo[key] = None if text is None else gold_attested(probe["gold"], probe.get("gold_match") or "any", text)
+        return self._memo[key]
+
+    def fill(self, records: Iterable[dict[str, Any]]) -> None:
+        """Set ``gold_written`` on each probe record that does not carry one (in place)."""
+        for rec in records:
+            if rec.get("gold_written") is None:
+                rec["gold_written"] = self.gold_written(rec)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memlab.analysis.baseline import ProbeOutcome
-from memlab.analysis.metric_registry import COST_COLUMNS, METRICS, directed_columns
+from memlab.scoring.metric_registry import COST_COLUMNS, METRICS, directed_columns
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ import numpy as np
 
 from memlab.analysis.baseline import Baseline, JudgePin, ProbeOutcome, load_baseline, snapshot
 from memlab.analysis.flips import Flip, flipped, gated_column_names
-from memlab.analysis.metric_registry import directed_columns
+from memlab.scoring.metric_registry import directed_columns
 from memlab.harness.config import GateSpec, RunConfig, load_config, recorded_config, validate_config
 from memlab.analysis.stats import Intervals, holm_adjusted, paired_compare
 
@@ -469,7 +469,7 @@ def _markdown(r: GateResult, max_flips: int, max_token_rows: int) -> str:
     out.append(f"Baseline {_code(r.baseline_path)}" + (f" · run {_code(r.run_dir)}" if r.run_dir else ""))
     out.append("")
     if r.run_dir:
-        from memlab.view.command import view_command
+        from memlab.analysis.view_command import view_command
 
         out += [f"Browse the run and its flipped probes side by side: {_code(view_command([r.run_dir], baseline=r.baseline_path))}",
                 ""]

@@ -28,13 +28,13 @@ from memlab.analysis import plots
 from memlab.analysis.lifecycle import NOT_FACTS, WRITES, lifecycle_table
 from memlab.redact import redact, redact_text
 from memlab.analysis.metrics import explain_probe
-from memlab.harness.probe_record import ProbeRow
+from memlab.runfolder.probe_record import ProbeRow
 from memlab.analysis.report import OFFLINE_MARK, split_columns
 from memlab.analysis.report_model import (Caution, ContextLine, Details, Facts, Heading, Plot, ProbeCase,  # noqa: F401
                                            Report, Section, Table, Text)
 from memlab.analysis.report_render import render_html, render_markdown  # noqa: F401  (re-exported)
 from memlab.analysis.results import RunResults, load_run
-from memlab.view.command import view_command
+from memlab.analysis.view_command import view_command
 
 MAX_FAILED_PER_STRATEGY = 20
 """Failed probes shown per strategy; the rest are counted (all are in the run's probes.jsonl)."""

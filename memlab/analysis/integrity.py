@@ -10,7 +10,7 @@ reported as :class:`DamagedRun` (exit 2) naming the file and what is wrong:
 * units finished ok on datasets that have probes, and ``probes.jsonl`` holds none of their
   answers — or, for a completed run, fewer than every strategy × every probe;
 * a probe record's field holds a value of another type than the record format says
-  (:class:`memlab.harness.records.ProbeRecord`), named by line and field.
+  (:class:`memlab.runfolder.records.ProbeRecord`), named by line and field.
 
 A run that failed before answering anything, or a dataset without probes, is not damage: those
 folders say so in their manifest.
@@ -56,7 +56,7 @@ def check_intact(path: Path, manifest: dict[str, Any], unit_ends: dict[tuple, di
 
 def check_probe_types(path: Path, frame: pd.DataFrame, records: Callable[[], list[dict[str, Any]]]) -> None:
     """Raise :class:`DamagedRun` naming the first probe record (line, probe, field) whose value has
-    another type than :class:`~memlab.harness.records.ProbeRecord` declares. One vectorised pass
+    another type than :class:`~memlab.runfolder.records.ProbeRecord` declares. One vectorised pass
     over the columns; the lines are found only when something is wrong."""
     if frame.empty:
         return
@@ -107,7 +107,7 @@ def _missing(value: Any) -> bool:
 @cache
 def _field_types() -> dict[str, tuple[type, ...]]:
     """Probe record field → the Python types a JSON value of it may have."""
-    from memlab.harness.records import ProbeRecord
+    from memlab.runfolder.records import ProbeRecord
 
     return {name: tuple(_python_types(field.annotation)) for name, field in ProbeRecord.model_fields.items()}
 

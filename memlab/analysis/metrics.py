@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from memlab.harness.probe_record import ProbeEvent, ProbeRow
+from memlab.runfolder.probe_record import ProbeEvent, ProbeRow
 from memlab.scoring import any_gold_form, contains, gold_present, is_abstention, token_f1
 from memlab.scoring.explain import explain_carried, explain_presence, explain_sources
 
-from memlab.analysis.metric_registry import (METRICS, OFFLINE_ANSWER_WARNING, Aggregation, Metric, Score,  # noqa: F401
+from memlab.scoring.metric_registry import (METRICS, OFFLINE_ANSWER_WARNING, Aggregation, Metric, Score,  # noqa: F401
                                             Value, answer_columns, check_metric_names, metric)
 
 NOT_APPLICABLE = Score(None)

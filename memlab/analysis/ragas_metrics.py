@@ -32,8 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
-from memlab.analysis.metric_registry import Value, metric
-from memlab.harness.probe_record import ProbeEvent
+from memlab.runfolder.probe_record import ProbeEvent
+from memlab.scoring.metric_registry import Value, metric
 
 INSTALL_HINT = "it needs ragas: pip install 'memlab[ragas]'"
 LLM_METRICS = ("ragas_llm_context_recall", "ragas_faithfulness", "ragas_answer_correctness")

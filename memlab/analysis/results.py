@@ -21,10 +21,12 @@ import pandas as pd
 
 from memlab.analysis.metrics import (METRICS, OFFLINE_ANSWER_WARNING, answer_columns, check_metric_names, score_probe,
                                      score_values)
+from memlab.analysis.ceiling import Ceilings
 from memlab.analysis.integrity import DamagedRun, check_intact, check_probe_types  # noqa: F401 (DamagedRun re-exported)
-from memlab.harness.probe_record import ProbeRow
-from memlab.harness.records import check_format, read_manifest, upgrade_v1
-from memlab.harness.recorder import read_jsonl
+from memlab.analysis.played_datasets import played_datasets
+from memlab.runfolder.probe_record import ProbeRow
+from memlab.runfolder.records import check_format, read_manifest, upgrade_v1
+from memlab.runfolder.recorder import read_jsonl
 from memlab.analysis.stats import Intervals, cluster_interval, paired_compare
 
 
@@ -80,9 +82,11 @@ class RunResults:
 
     def score(self, records: list[dict[str, Any]], *, save_cache: bool = True) -> pd.DataFrame:
         """Every metric's value for these probe records (one row each, in order): mean metrics as
-        floats, a level metric as its level. The run's embedding cache is read, and written back
+        floats, a level metric as its level. Each record gets its ceiling first (``gold_written``,
+        :meth:`fill_ceilings`, in place). The run's embedding cache is read, and written back
         with the new vectors unless ``save_cache`` is False (a caller scoring a run in batches
         saves it once, with the last)."""
+        self.fill_ceilings(records)
         cache = self._embedding_cache()
         scores = pd.DataFrame(score_values([ProbeRow.from_row(r) for r in records]), columns=METRICS.names())
         if cache is not None and save_cache:
@@ -90,6 +94,25 @@ class RunResults:
         means = [n for n in METRICS.names() if METRICS.get(n).aggregation == "mean"]
         scores[means] = scores[means].astype(float)  # a level column (proportions) stays text
         return scores
+
+    def fill_ceilings(self, records: list[dict[str, Any]]) -> None:
+        """Set ``gold_written`` (the probe's ceiling: could any context hold its gold?) on each record
+        with a gold and without one, computed from the run's datasets (:mod:`memlab.analysis.ceiling`);
+        the datasets are read only when some record needs it. A recorded value (a run from before
+        ceilings were computed at read-back) is kept; without the dataset it stays None (unknown)."""
+        todo = [r for r in records if r.get("gold_written") is None and r.get("gold")]
+        if todo:
+            self._ceilings.fill(todo)
+        for r in records:  # every record carries the field, so a frame of any subset of them has the same column
+            r.setdefault("gold_written", None)
+
+    @cached_property
+    def _ceilings(self) -> Ceilings:
+        datasets, self.ceiling_notes = played_datasets(self.manifest)
+        return Ceilings(datasets)
+
+    ceiling_notes: list[str] = field(default_factory=list, repr=False)
+    """Why a dataset's ceilings are unknown (missing, unreadable, changed since the run)."""
 
     @cached_property
     def unit_ends(self) -> dict[tuple, dict[str, Any]]:
@@ -230,6 +253,7 @@ class RunResults:
                 records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
                            for r in df.to_dict("records")]
                 scores = self.score(records).set_axis(df.index)
+                df = df.assign(gold_written=pd.Series([r.get("gold_written") for r in records], index=df.index, dtype=object))  # filled by score()
                 df = pd.concat([df, scores], axis=1)
             self._frames["probes_scored"] = df
         return self._frames["probes_scored"]
@@ -609,14 +633,6 @@ class RunResults:
                              name, score.value, redact_text(score.explanation)])
         return pd.DataFrame(rows, columns=cols)
 
-    def view(self, *others: str | Path | RunResults, **options: Any) -> Any:
-        """Open this run (and ``others``) in ``memlab view``'s browser inside a notebook: a local
-        server in a child process that ends with the kernel; the returned handle shows the viewer
-        as an iframe (``handle.url`` to open it in a tab, ``handle.stop()``). See docs/view.md."""
-        from memlab.view.notebook import show
-
-        return show([self.path, *[o.path if isinstance(o, RunResults) else o for o in others]], **options)
-
     def compare(self, a: str, b: str, metrics: list[str] | None = None, by_category: bool = True,
                 by: str = "category") -> pd.DataFrame:
         """Paired comparison of strategies ``a`` and ``b`` over the probes both answered.
@@ -665,7 +681,7 @@ class RunResults:
         return out
 
 
-from memlab.analysis.metric_registry import COST_COLUMNS  # noqa: E402,F401  (re-exported)
+from memlab.scoring.metric_registry import COST_COLUMNS  # noqa: E402,F401  (re-exported)
 
 
 def score_missed(metric: Any, score: Any) -> bool:

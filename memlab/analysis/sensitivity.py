@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.analysis.metric_registry import METRICS
+from memlab.scoring.metric_registry import METRICS
 from memlab.analysis.results import RunResults, load_run, paired_rows
 from memlab.analysis.stats import Intervals, paired_compare
 

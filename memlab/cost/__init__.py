@@ -4,7 +4,7 @@
   with DSPy) or a user's table; cached input tokens at the cached rate;
 - :mod:`memlab.cost.budget`: ``budget: {max_usd, max_tokens, max_calls}`` enforced at the model layer,
   before the call that would cross a limit;
-- :mod:`memlab.cost.estimate`: ``memlab estimate CONFIG --model M``: tokens, cost ranges and wall time
+- :mod:`memlab.harness.estimate`: ``memlab estimate CONFIG --model M``: tokens, cost ranges and wall time
   projected from an offline dry run (or a recorded run).
 
 This package sits beside both pipelines: the analysis side prices recorded calls with

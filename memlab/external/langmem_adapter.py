@@ -31,7 +31,8 @@ from typing import Any
 
 from pydantic import Field
 
-from memlab.external.base import ExternalParams, ExternalStrategy, Hit, Message, strategy_type
+from memlab.external.base import ExternalParams, ExternalStrategy, Hit, Message
+from memlab.strategies.types import strategy_type
 from memlab.memory.item import MemoryEvent, Op
 
 

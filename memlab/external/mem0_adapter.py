@@ -37,7 +37,8 @@ from typing import Any
 
 from pydantic import Field
 
-from memlab.external.base import ExternalParams, ExternalStrategy, Hit, Message, module_available, strategy_type
+from memlab.external.base import ExternalParams, ExternalStrategy, Hit, Message
+from memlab.strategies.types import module_available, strategy_type
 from memlab.memory.item import MemoryEvent, Op
 
 _EVENTS = {"ADD": Op.ADD, "UPDATE": Op.UPDATE, "DELETE": Op.DELETE, "NONE": Op.NOOP, "NOOP": Op.NOOP}

@@ -115,7 +115,7 @@ class GateSpec(BaseModel):
             return v
         if not v:
             raise ValueError("list at least one metric, or leave it out to gate the headline metrics")
-        from memlab.analysis.metric_registry import directed_columns
+        from memlab.scoring.metric_registry import directed_columns
 
         known = directed_columns()
         for name in v:
@@ -164,7 +164,7 @@ class SensitivitySpec(BaseModel):
     @field_validator("metric")
     @classmethod
     def _known_metric(cls, v: str) -> str:
-        from memlab.analysis.metric_registry import check_metric_names
+        from memlab.scoring.metric_registry import check_metric_names
 
         return check_metric_names([v], "sensitivity.metric")[0]
 
@@ -225,7 +225,7 @@ class RunConfig(BaseModel):
     def _known_metrics(cls, v: list[str] | None) -> list[str] | None:
         if v is None:
             return v
-        from memlab.analysis.metric_registry import check_metric_names
+        from memlab.scoring.metric_registry import check_metric_names
 
         if not v:
             raise ValueError("list at least one metric, or leave `metrics:` out for all of them")

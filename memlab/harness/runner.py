@@ -45,10 +45,10 @@ from memlab.embeddings import MINILM_ID, embedder_implementation
 from memlab.harness.executors import UnitJob, make_executor
 from memlab.harness.gc_policy import quiet_gc
 from memlab.harness.provenance import code_version, environment, git_info, package_versions, source_hash
-from memlab.harness.records import FORMAT_VERSION, UnitEvent, check_format, read_manifest
-from memlab.harness.folders import _claim_dir, failing_attempts, finished_units  # noqa: F401 (re-exported)
-from memlab.harness.ownership import CopiedRunFolder, ServerLocks, claim_on_resume, postgres_dsns
-from memlab.harness.recorder import RunLock, RunRecorder, read_jsonl, remove_stale_temporaries, write_json_atomic
+from memlab.runfolder.records import FORMAT_VERSION, UnitEvent, check_format, read_manifest
+from memlab.runfolder.folders import _claim_dir, failing_attempts, finished_units  # noqa: F401 (re-exported)
+from memlab.memory.stores.ownership import CopiedRunFolder, ServerLocks, claim_on_resume, postgres_dsns
+from memlab.runfolder.recorder import RunLock, RunRecorder, read_jsonl, remove_stale_temporaries, write_json_atomic
 from memlab.redact import redact, redact_text
 from memlab.harness.units import Unit, now_iso, plan_units
 
@@ -144,7 +144,7 @@ class Runner:
         """Why the run stopped at its budget (None: it did not)."""
         self.resume = resume
         self.adopt = adopt
-        """``--adopt``: a resume of a copy of a run folder gives the copy a run_uid of its own (harness.ownership)."""
+        """``--adopt``: a resume of a copy of a run folder gives the copy a run_uid of its own (memory.stores.ownership)."""
         self.notes: list[str] = []
         """What the console should say besides the table (e.g. that a copy was adopted)."""
         self.progress = progress
@@ -229,7 +229,7 @@ class Runner:
             "started_at": now_iso(),
             "ended_at": None,
             "fingerprint": self.fingerprint,
-            "folder": str(self.run_dir.resolve()),  # the folder that owns run_uid's namespaces (harness.ownership)
+            "folder": str(self.run_dir.resolve()),  # the folder that owns run_uid's namespaces (memory.stores.ownership)
             "config": redact(self.config.model_dump(mode="json")),
             "strategies": redact(self.resolved),
             # one line per strategy, written here so the analysis side never imports a strategy

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from memlab.harness.config import RunConfig, validate_config
-from memlab.harness.folders import _claim_dir
-from memlab.harness.recorder import read_jsonl, write_json_atomic
+from memlab.runfolder.folders import _claim_dir
+from memlab.runfolder.recorder import read_jsonl, write_json_atomic
 from memlab.harness.units import plan_units
 
 STATE_FILE = "sensitivity.json"

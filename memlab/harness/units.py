@@ -30,8 +30,8 @@ from memlab.datasets.models import Conversation, Dataset, Probe
 from memlab.harness.gc_policy import unit_boundary
 from memlab.llm import calls
 from memlab.llm.types import CallRecord
-from memlab.harness.probe_record import ProbeEvent, ProbeRow, ProbeScope
-from memlab.harness.records import AgentStepRow, CallRow, CompressionRow, EvidenceSurvival, UnitEvent
+from memlab.runfolder.probe_record import ProbeEvent, ProbeRow, ProbeScope
+from memlab.runfolder.records import AgentStepRow, CallRow, CompressionRow, EvidenceSurvival, UnitEvent
 from memlab.redact import redact, redact_text
 from memlab.strategies.base import Answer, StepOutput, TurnEvent
 from memlab.tokens import count_tokens
@@ -101,30 +101,8 @@ class Workbench:
         self.judge_model = model_for(judge_spec) if judge_spec else None
         self.roles = MemoryRoles(models)
         self.strategies: dict[str, Any] = {}
-        self.gold_written: dict[tuple[str, str, str], bool] = {}
-        """Per (dataset, conversation, probe): whether what a context could carry from the dataset up
-        to the probe holds its gold (:mod:`memlab.analysis.ceiling`). It depends on the dataset only, so it is
-        computed once for every strategy (at LoCoMo size a probe sees hundreds of turns)."""
-        from memlab.analysis.ceiling import CeilingSources
-
-        self.ceiling = CeilingSources()
         self._events: dict[tuple[str, str], list[TurnEvent]] = {}
         self._user_evidence: dict[tuple[str, str], set[str]] = {}
-
-    def ceiling_events(self, dataset: str, conv: Conversation, upto_turn: str) -> list[tuple[Any, TurnEvent, Any]]:
-        """The turns a probe asked after ``upto_turn`` could see in its context, as
-        :meth:`memlab.analysis.ceiling.CeilingSources.text` takes them: every turn of the user's earlier
-        threads (long-term memory may carry any of them), then this thread's turns up to and
-        including that one."""
-        from memlab.analysis.ceiling import conversation_events, probe_events
-
-        earlier: list[tuple[Any, TurnEvent, Any]] = []
-        for other in self.datasets[dataset].conversations:
-            if other.id == conv.id:
-                break
-            if other.ns == conv.ns:
-                earlier += conversation_events(dataset, other, self.turn_events(dataset, other))
-        return earlier + probe_events(dataset, conv, self.turn_events(dataset, conv), upto_turn)
 
     def turn_events(self, dataset: str, conv: Conversation) -> list[TurnEvent]:
         """The conversation's events, built once for every strategy (they are immutable)."""
@@ -152,7 +130,7 @@ class Workbench:
 
     def strategy(self, name: str) -> Any:
         if name not in self.strategies:
-            from memlab.external.base import ResolvedExternal
+            from memlab.strategies.types import ResolvedExternal
             from memlab.strategies.composed import ComposedStrategy
             from memlab.strategies.slots import BuildEnv
 
@@ -318,7 +296,6 @@ class UnitPlayer:
             abstain=probe.abstain, evidence=list(probe.evidence), evidence_texts=evidence_texts,
             evidence_scope=evidence_scope(probe.evidence, where["thread_turns"]),
             **self._said.age(probe.evidence, where["thread"]), asked_at=now.isoformat(),
-            gold_written=self._gold_written(base, probe, gold, now) if gold else None,
             context=text, context_tokens=count_tokens(text), context_lines=sum(len(sec.lines) for sec in ctx.sections),
             context_items=self._items(ctx), context_source_turn_ids=sorted(sources), answer=result.answer,
             error=result.error, judge=judge, ragas_llm=ragas_llm,
@@ -340,16 +317,6 @@ class UnitPlayer:
         items = ctx.items()
         self._last_items = (lines, items)
         return items
-
-    def _gold_written(self, base: dict[str, Any], probe: Probe, gold: list[list[str]], now: datetime) -> bool:
-        """The probe's ceiling: whether any context could hold its gold (:mod:`memlab.analysis.ceiling`)."""
-        key = (base["dataset"], base["conversation_id"], probe.id)
-        if key not in self.bench.gold_written:
-            ds = self.bench.datasets[base["dataset"]]
-            conv = next(c for c in ds.conversations if c.id == base["conversation_id"])
-            events = self.bench.ceiling_events(base["dataset"], conv, probe.after_turn)
-            self.bench.gold_written[key] = self.bench.ceiling.attested(gold, probe.gold_match, events, now)
-        return self.bench.gold_written[key]
 
 
 def evidence_scope(evidence: list[str], thread_turns: set[str]) -> str | None:

@@ -117,12 +117,16 @@ def plants(probes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _items(run_dir: Path) -> list[dict[str, Any]]:
-    from memlab.analysis.results import load_run
+    """The run's answers and the plants built from its answerable probes: the probe records of the
+    final attempts, read as the judge pass reads them (:func:`memlab.judging.recorded.final_attempts`),
+    not through the analysis package (which sits above judging)."""
+    from memlab.judging.recorded import final_attempts
+    from memlab.runfolder.recorder import read_jsonl
 
-    frame = load_run(run_dir).probes
-    if frame.empty:
+    final = final_attempts(run_dir)
+    records = [r for r in read_jsonl(run_dir / "probes.jsonl") if r.get("attempt") in final]
+    if not records:
         raise ValueError(f"{run_dir}: no probes were answered: nothing to audit")
-    records = [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()} for r in frame.to_dict("records")]
     answerable = [r for r in records if r.get("gold") and any(r["gold"]) and not r.get("abstain")]
     keep = ("dataset", "probe_id", "category", "question", "gold", "gold_match", "superseded")
     distinct = {(r["dataset"], r["probe_id"]): {k: r.get(k) for k in keep} for r in answerable}
@@ -139,7 +143,7 @@ def judge_audit(run_dir: str | Path, judge: Any = None, *, repeats: int = 1, wor
     ``run_dir``'s answers and planted ones, under both prompts, ``repeats`` times each."""
     from memlab.judging.rejudge import source_judge_spec
     from memlab.llm.base import ModelSpec
-    from memlab.harness.records import read_manifest
+    from memlab.runfolder.records import read_manifest
 
     run_dir = Path(run_dir)
     if repeats < 1:

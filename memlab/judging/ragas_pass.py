@@ -207,7 +207,7 @@ def ragas_recorded(src: Path, dest: Path, spec: Any, *, workers: int = 1, redo: 
     ``redo``: every answer (``memlab rejudge``); otherwise only those without values or with a
     failed metric (a run's pass and its resume). ``dest`` may be ``src``. A fault that stops every
     later call is raised after what was scored is written. Returns the values written."""
-    from memlab.harness.recorder import read_jsonl
+    from memlab.runfolder.recorder import read_jsonl
 
     probes = read_jsonl(src / "probes.jsonl")
     final = final_attempts(src)
@@ -233,7 +233,7 @@ def ragas_recorded(src: Path, dest: Path, spec: Any, *, workers: int = 1, redo: 
 
 def has_ragas_values(run_dir: Path) -> bool:
     """Whether some answered probe of ``run_dir``'s final attempts holds ragas LLM values (the run scored them)."""
-    from memlab.harness.recorder import read_jsonl
+    from memlab.runfolder.recorder import read_jsonl
 
     final = final_attempts(run_dir)
     return any(p.get("attempt") in final and isinstance(p.get("ragas_llm"), dict) for p in read_jsonl(run_dir / "probes.jsonl"))
@@ -242,7 +242,7 @@ def has_ragas_values(run_dir: Path) -> bool:
 def clear_recorded(run_dir: Path) -> int:
     """Drop the ragas LLM values and calls of ``run_dir``'s final attempts (a re-judged copy whose new
     judge does not score them: the old values were another judge's). Returns the probes cleared."""
-    from memlab.harness.recorder import read_jsonl
+    from memlab.runfolder.recorder import read_jsonl
 
     final = final_attempts(run_dir)
     probes = read_jsonl(run_dir / "probes.jsonl")

@@ -6,15 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memlab.harness.records import CallRow
+from memlab.runfolder.records import CallRow
 from memlab.llm.types import CallRecord
 from memlab.redact import redact_text
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Rows as the recorder writes them (:func:`memlab.harness.recorder.dumps_line`: U+2028, U+2029 and
+    """Rows as the recorder writes them (:func:`memlab.runfolder.recorder.dumps_line`: U+2028, U+2029 and
     U+0085 escaped, so no line-oriented reader splits a record), replacing the file atomically."""
-    from memlab.harness.recorder import dumps_line
+    from memlab.runfolder.recorder import dumps_line
 
     tmp = path.with_suffix(".jsonl.tmp")
     with tmp.open("wb") as fh:
@@ -25,7 +25,7 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def final_attempts(run_dir: Path) -> set[str]:
     """Per unit, its last attempt if that one finished ok: the records a loader counts."""
-    from memlab.harness.folders import finished_units
+    from memlab.runfolder.folders import finished_units
 
     return {r["attempt"] for r in finished_units(run_dir).values() if r.get("status") == "ok"}
 

@@ -11,8 +11,8 @@ bill them), swaps those attempts' judge call records for the new ones, and write
 names the new judge and its prompt hash and links the source run (``rejudged_from``). ragas's LLM
 metrics are judge-made too: when the run scored them, an OpenAI-compatible new judge scores them
 again (:mod:`memlab.judging.ragas_pass`) and another judge leaves them empty. Metrics are
-scored when the folder is loaded, so ``answer_correct`` follows the new judge; the tables and
-plots are rewritten.
+scored when the folder is loaded, so ``answer_correct`` follows the new judge; ``memlab rejudge``
+writes the new folder's tables and plots (``memlab.write_report``).
 
 The new folder's status and failed-call count are computed, not copied: a judge call that failed
 after its retries (an endpoint answering 500, 429, 401 or garbage) makes the folder
@@ -33,8 +33,8 @@ from memlab.judging.batch import build_judge, judge_until_stop
 from memlab.judging.ragas_pass import clear_recorded, has_ragas_values, ragas_recorded, ragas_wanted
 from memlab.judging.prompts import DEFAULT_JUDGE_PROMPT, check_prompt_name, judge_inputs, judge_manifest
 from memlab.judging.recorded import call_rows, final_attempts, probe_scope, write_jsonl
-from memlab.harness.records import check_format, read_manifest
-from memlab.harness.recorder import read_jsonl, write_json_atomic
+from memlab.runfolder.records import check_format, read_manifest
+from memlab.runfolder.recorder import read_jsonl, write_json_atomic
 from memlab.redact import redact
 
 
@@ -56,13 +56,15 @@ def rejudged_status(manifest: dict[str, Any], failed_calls: int) -> str:
 
 
 def rejudge(run_dir: str | Path, judge: Any = None, *, prompt: str = DEFAULT_JUDGE_PROMPT, out: str | Path | None = None,
-            workers: int = 1, report: bool = True) -> Path:
+            workers: int = 1) -> Path:
     """Re-judge ``run_dir``'s answers with ``judge`` (a ModelSpec or its dict; None: the run's own
     judge, else the offline judge) under ``prompt``; returns the new run folder.
 
-    ``out`` defaults to ``<run_dir>-rejudged-<prompt>`` (``-2``, ``-3``... when taken)."""
+    ``out`` defaults to ``<run_dir>-rejudged-<prompt>`` (``-2``, ``-3``... when taken). The tables and
+    plots of the new folder are the analysis side's (``memlab.write_report(new_dir)``; ``memlab
+    rejudge`` writes them): judging sits below the analysis package and imports nothing from it."""
     from memlab.llm.base import ModelSpec
-    from memlab.harness.folders import _claim_dir
+    from memlab.runfolder.folders import _claim_dir
 
     src = Path(run_dir)
     check_prompt_name(prompt)
@@ -80,10 +82,6 @@ def rejudge(run_dir: str | Path, judge: Any = None, *, prompt: str = DEFAULT_JUD
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)
         raise
-    if report:
-        from memlab.analysis.report import write_report
-
-        write_report(dest, quiet=True)
     return dest
 
 

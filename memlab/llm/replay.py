@@ -210,7 +210,7 @@ def _cut_torn_tail(path: Path) -> None:
     process is appending right now is never mistaken for a torn one)."""
     import fcntl
 
-    from memlab.harness.recorder import repair_tail
+    from memlab.runfolder.recorder import repair_tail
 
     fd = os.open(path, os.O_RDWR)
     try:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memlab.judging import offline_judge as judge
+from memlab.scoring import offline_judge as judge
 from memlab.offline import agent, answer, gate, slots, statements, summary
 from memlab.offline.behaviour import AS_BUILT, Behaviour
 from memlab.offline.extraction import extract_turn

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 MAJOR = 1
-ROOTS = ("memlab.llm.offline_model", "memlab.judging.offline_judge")
+ROOTS = ("memlab.llm.offline_model", "memlab.scoring.offline_judge")
 """Where the stand-in's behaviour starts: the chat provider and the offline judge."""
 CHECKOUT = Path(__file__).resolve().parents[2]
 """The folder holding the ``memlab`` package."""

@@ -3,6 +3,12 @@
 This package is the yardstick, so it depends on nothing it measures: it never imports the
 models, the roles, the offline stand-in or the strategies (a test checks it). Tuning the system
 under test can therefore never move the metrics.
+
+Besides the primitives: :mod:`memlab.scoring.metric_registry` (what a metric is — name, direction,
+aggregation, ceiling — imported by the harness to check a config's ``metrics:`` and by the analysis
+side to score) and :mod:`memlab.scoring.offline_judge` (the offline judge, containment under each
+judge prompt: built from these primitives alone, so it never grades the offline model by the
+model's own rules).
 """
 
 from memlab.scoring.abstention import is_abstention

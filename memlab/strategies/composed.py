@@ -32,7 +32,7 @@ from memlab.strategies.state import Invocation, Query, StrategyState
 from memlab.strategies.tools import MemoryTool
 
 if TYPE_CHECKING:
-    from memlab.external.base import ResolvedExternal
+    from memlab.strategies.types import ResolvedExternal
 
 declare_slot(STORE_SLOT, "where long-term memories are stored (a storage backend)", order=0, registry=STORES, needs=(
     # a store of facts is written by an extractor and read by a retriever, unless what uses it is
@@ -173,14 +173,14 @@ def resolve_strategy(spec: StrategySpec | dict[str, Any],
     load_families()
     spec = spec if isinstance(spec, StrategySpec) else StrategySpec.model_validate(spec)
     if spec.type not in (None, "composed"):
-        from memlab.external.base import resolve_external
+        from memlab.strategies.types import resolve_external
 
         return resolve_external(spec.name, spec.type, spec.description, dict(spec.model_extra or {}))
     store: StoreSpec | None = None
     preset_name = spec.preset or (spec.name if spec.name in PRESETS else None)
     has_components = any(spec.slot(s) is not None for s in SLOTS)
     if preset_name is None and not has_components:
-        from memlab.external.base import STRATEGY_TYPES
+        from memlab.strategies.types import STRATEGY_TYPES
 
         if spec.name in STRATEGY_TYPES:
             raise RegistryError(f"{spec.name!r} is not a preset but a strategy type: write `type: {spec.name}`")
@@ -245,7 +245,7 @@ def describe_components(resolved: dict[str, Any]) -> str:
     """``short_term=recent_window(n=6); extractor=post_turn; ...`` from a resolved strategy spec
     (``mem0(infer=False,...) [mem0ai 2.2.1]`` for a strategy of another type)."""
     if resolved.get("type") not in (None, "composed"):
-        from memlab.external.base import describe_external
+        from memlab.strategies.types import describe_external
 
         return describe_external(resolved)
     load_families()

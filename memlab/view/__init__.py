@@ -10,6 +10,12 @@ strategy, a role, a model or the offline stand-in. Its modules:
 - :mod:`memlab.view.lines` — a context's lines with the gold forms and evidence lines marked;
 - :mod:`memlab.view.timeline` — a user's memory operations by turn and the store as of a turn;
 - :mod:`memlab.view.server` — the web app (Starlette on uvicorn, 127.0.0.1, a token in the URL);
-- :mod:`memlab.view.notebook` — ``RunResults.view()``: the same app in a notebook;
-- :mod:`memlab.view.command` — the command line that opens what a report summarises.
+- :mod:`memlab.view.notebook` — :func:`show` (``memlab.view.show(res)``): the same app in a notebook.
+
+The command line that opens what a report summarises is :mod:`memlab.analysis.view_command` (the
+reports build it, and the viewer sits above the analysis package).
 """
+
+from memlab.view.notebook import show  # stdlib only: opening the package stays light
+
+__all__ = ["show"]

@@ -263,7 +263,7 @@ class Builder:
     def _lines(self, stream: str, start: int, line_no: int, end: int | None = None) -> Iterator[tuple[int, int, int, dict[str, Any]]]:
         """(offset, length, line number, record) of the stream's complete records from ``start``;
         a corrupt line is skipped and named in the index's problems."""
-        from memlab.harness.records import upgrade_v1
+        from memlab.runfolder.records import upgrade_v1
 
         path = self.run_dir / f"{stream}.jsonl"
         v1 = self.res.format_version == 1
@@ -364,21 +364,12 @@ class Builder:
     def _texts(self) -> dict[str, Any]:
         """Every turn of the run's datasets as the run played them (threads, limit), when the
         dataset file still has the hash the run recorded; else why its text cannot be shown."""
-        from memlab.datasets.io import dataset_hash
-        from memlab.datasets.threads import load_for_run
+        from memlab.analysis.played_datasets import played_datasets
 
-        cfg = self.res.manifest.get("config") or {}
-        cols, notes = _Columns(), []
-        for d in self.res.manifest.get("datasets") or []:
-            path = d.get("path")
-            try:
-                (_, ds), = load_for_run([str(path)], cfg.get("threads") or "as_is", cfg.get("limit_conversations"))
-                if dataset_hash(ds) != d.get("hash"):
-                    notes.append(f"{d['name']}: {path} changed since the run (another hash): turn text not shown")
-                    continue
-            except Exception as exc:  # a missing, moved or unreadable dataset: the viewer shows ids only
-                notes.append(f"{d['name']}: turn text not shown ({type(exc).__name__}: {str(exc)[:160]})")
-                continue
+        cols = _Columns()
+        datasets, problems = played_datasets(self.res.manifest)
+        notes = [f"turn text not shown: {n}" for n in problems]
+        for ds in datasets.values():
             threads: dict[str, int] = {}
             for conv in ds.conversations:
                 threads[conv.ns] = threads.get(conv.ns, 0) + 1

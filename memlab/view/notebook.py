@@ -1,4 +1,4 @@
-"""``RunResults.view()``: the viewer inside a notebook.
+"""``memlab.view.show(res)``: the viewer inside a notebook.
 
 The server runs in a child process (``python -m memlab.view.server``), not in the kernel: a kernel
 that stops — shut down, restarted, killed — leaves nothing running, because the child stops when
@@ -21,7 +21,6 @@ import secrets
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,13 +64,16 @@ class ViewHandle:
         return f"memlab view at {self.url}" if self.running else "memlab view (stopped)"
 
 
-def show(run_dirs: Sequence[str | Path], *, route: str = "/runs", height: int = 720, baseline: str | Path | None = None,
+def show(*runs: Any, route: str = "/runs", height: int = 720, baseline: str | Path | None = None,
          timeout: float = 600.0) -> ViewHandle:
-    """Start a viewer of ``run_dirs`` in a child process and return its handle (once it listens).
+    """Start a viewer of ``runs`` — run folders, or loaded runs (anything with a ``path``, e.g. a
+    ``RunResults``) — in a child process and return its handle (once it listens). A function of the
+    viewer rather than a ``RunResults`` method, so the analysis package never imports the viewer
+    (the viewer sits above it: docs/architecture.md).
 
     ``route`` is the page to open (``/probes?run=0&strategy=fact_rag&metric=evidence_recall&outcome=miss``,
     ``/compare?run=0&a=A&b=B``; docs/view.md); ``timeout`` bounds indexing a large run the first time."""
-    paths = [str(Path(p)) for p in run_dirs]
+    paths = [str(Path(getattr(r, "path", r))) for r in runs]
     for p in paths:
         if not (Path(p) / "manifest.json").is_file():
             raise FileNotFoundError(f"{p} is not a memlab run folder (no manifest.json)")

@@ -24,10 +24,10 @@ import pandas as pd
 from memlab.analysis.baseline import ProbeOutcome, load_baseline, probe_outcomes
 from memlab.analysis.flips import flipped, gated_column_names
 from memlab.analysis.html_report import failure_reasons
-from memlab.analysis.metric_registry import METRICS
+from memlab.scoring.metric_registry import METRICS
 from memlab.analysis.metrics import explain_probe
 from memlab.analysis.results import score_missed
-from memlab.harness.probe_record import ProbeRow
+from memlab.runfolder.probe_record import ProbeRow
 from memlab.redact import redact_text
 from memlab.view.lines import WINDOW, mark_difference, probe_lines, window
 from memlab.view.run import Runs, ViewedRun

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.analysis.results import RunResults
-from memlab.harness.records import read_manifest
+from memlab.runfolder.records import read_manifest
 from memlab.view.index import ViewIndexError, current_marks, ensure_index, read_line, unpack
 
 RECHECK_S = 2.0

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from memlab.harness.records import UnitEvent
+from memlab.runfolder.records import UnitEvent
 from memlab.harness.units import Unit, UnitPlayer, Workbench
 
 Write = Callable[[str, BaseModel], None]

@@ -645,7 +645,7 @@ class PostgresStore:
 
 
 def lock_run_uid(dsn: str | None, key: int, *, connect_timeout: int = 5) -> Any:
-    """A connection holding the session advisory lock ``key`` (a run uid's, memlab.harness.ownership),
+    """A connection holding the session advisory lock ``key`` (a run uid's, memlab.memory.stores.ownership),
     or None when another session holds it. Raises ConnectionError when the server cannot be reached."""
     try:
         import psycopg

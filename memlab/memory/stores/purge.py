@@ -74,9 +74,9 @@ def _usable_dsn(recorded: str | None, given: str | None) -> str | None:
 def purge_run(run_dir: str | Path, *, dsn: str | None = None, dry_run: bool = False) -> Purged:
     """Delete the memories ``run_dir``'s run left on store servers (count them with ``dry_run``)."""
     from memlab.memory.stores.chroma import ChromaStore
-    from memlab.harness.ownership import lock_key, refuse_copy_purge
-    from memlab.harness.records import read_manifest
-    from memlab.harness.recorder import RunLock, RunLocked
+    from memlab.memory.stores.ownership import lock_key, refuse_copy_purge
+    from memlab.runfolder.records import read_manifest
+    from memlab.runfolder.recorder import RunLock, RunLocked
     from memlab.memory.stores.postgres import lock_run_uid, purge_prefix
 
     run_dir = Path(run_dir)
@@ -123,7 +123,7 @@ def purge_run(run_dir: str | Path, *, dsn: str | None = None, dry_run: bool = Fa
 
 def runs_older_than(results: str | Path, days: float) -> list[Path]:
     """Run folders under ``results`` that ended (or, never ended, started) more than ``days`` ago."""
-    from memlab.harness.records import read_manifest
+    from memlab.runfolder.records import read_manifest
 
     cutoff = datetime.now(timezone.utc) - timedelta(days=days)
     out = []

@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from memlab.harness.records import STREAMS
+from memlab.runfolder.records import STREAMS
 
 _SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
 _DURABILITY_STREAM = "units"

@@ -16,7 +16,7 @@ from typing import Literal
 
 import numpy as np
 
-from memlab.harness.probe_record import ProbeEvent
+from memlab.runfolder.probe_record import ProbeEvent
 from memlab.registry import Registry, RegistryError
 
 DEFINITIONS = "memlab.analysis.metrics"

@@ -30,7 +30,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from memlab.harness.records import read_manifest
+from memlab.runfolder.records import read_manifest
 
 
 class CopiedRunFolder(RuntimeError):

@@ -1,4 +1,4 @@
-"""``memlab estimate``: the command line of :mod:`memlab.cost.estimate` (registered by memlab/cli.py)."""
+"""``memlab estimate``: the command line of :mod:`memlab.harness.estimate` (registered by memlab/cli.py)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def print_estimate(est: Any, console: Any = None) -> None:
 def _cmd_estimate(args: argparse.Namespace) -> int:
     import time
 
-    from memlab.cost.estimate import estimate
+    from memlab.harness.estimate import estimate
 
     t0 = time.perf_counter()
     est = estimate(args.config, args.model, judge_model=args.judge_model, limit=args.limit, run_dir=args.run,
@@ -84,7 +84,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    from memlab.cost.estimate import DEFAULT_LATENCY_S, DEFAULT_OUTPUT_TPS
+    from memlab.harness.estimate import DEFAULT_LATENCY_S, DEFAULT_OUTPUT_TPS
 
     p = sub.add_parser("estimate", help="project a config's tokens, cost range and wall time per model from an offline "
                                         "dry run (or a recorded run) before paying for it (docs/cost.md)")

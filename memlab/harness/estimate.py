@@ -102,7 +102,8 @@ def dry_run_config(config: Any, *, limit: int | None, output_dir: str | Path) ->
 def _needs_real_model(resolved: Any) -> bool:
     """Whether a resolved strategy's library sends its own prompts (read from the config's typed
     strategies: nothing is validated again)."""
-    from memlab.external.base import ResolvedExternal, chat_model_needed
+    from memlab.external.base import chat_model_needed
+    from memlab.strategies.types import ResolvedExternal
 
     return isinstance(resolved, ResolvedExternal) and chat_model_needed(resolved) is not None
 
@@ -162,9 +163,9 @@ def read_recorded(run_dir: Path) -> Recorded:
     """The final attempts' calls and probes, and the turns and probes played per strategy × dataset."""
     from collections import Counter
 
-    from memlab.harness.folders import finished_units
-    from memlab.harness.records import read_manifest
-    from memlab.harness.recorder import read_jsonl
+    from memlab.runfolder.folders import finished_units
+    from memlab.runfolder.records import read_manifest
+    from memlab.runfolder.recorder import read_jsonl
 
     manifest = read_manifest(run_dir / "manifest.json", " (is this a memlab run folder?)")
     final = {r["attempt"] for r in finished_units(run_dir).values() if r.get("status") == "ok"}

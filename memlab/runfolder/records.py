@@ -126,7 +126,8 @@ class ProbeRecord(Record):
     """Threads between the earliest evidence turn's thread and the probe's (0: the same thread)."""
     asked_at: str
     gold_written: bool | None = None
-    """A gold form is written in some turn of the conversation up to the probe (string-recallable at all)."""
+    """The probe's ceiling (some context could hold its gold), recorded by runs before it was computed at
+    read-back (:mod:`memlab.analysis.ceiling`); a new run leaves it out, and read-back keeps a recorded value."""
     context: str = ""
     context_tokens: int = 0
     context_lines: int = 0

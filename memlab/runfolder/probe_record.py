@@ -1,7 +1,7 @@
 """The probe record as code holds it: its **scope** (where the probe was asked) plus the **event** it
 carries (what was asked, what the context held, what was answered), typed and read-only.
 
-The run folder's contract for a probe line stays :class:`memlab.harness.records.ProbeRecord` (pydantic,
+The run folder's contract for a probe line is :class:`memlab.runfolder.records.ProbeRecord` (pydantic,
 validated by the tests against every row a run writes); this module is how the harness writes that line
 and how the analysis side reads it back:
 
@@ -27,7 +27,7 @@ from typing import Any, TypedDict
 
 
 class ContextItemRow(TypedDict):
-    """One injected context line as a probe row holds it (:class:`memlab.harness.records.ContextItem`)."""
+    """One injected context line as a probe row holds it (:class:`memlab.runfolder.records.ContextItem`)."""
 
     text: str
     source_turn_ids: list[str]
@@ -53,7 +53,7 @@ class ProbeScope:
 @dataclass(frozen=True, slots=True)
 class ProbeEvent:
     """What a probe asked, what the strategy's context held and what it answered: everything a metric
-    reads. Field meanings are :class:`memlab.harness.records.ProbeRecord`'s."""
+    reads. Field meanings are :class:`memlab.runfolder.records.ProbeRecord`'s."""
 
     probe_id: str = ""
     after_turn: str = ""
@@ -73,6 +73,7 @@ class ProbeEvent:
     evidence_age_threads: int | None = None
     asked_at: str = ""
     gold_written: bool | None = None
+    """The probe's ceiling, filled at read-back (:data:`READ_BACK`); a run does not write it."""
     context: str = ""
     context_tokens: int = 0
     context_lines: int = 0
@@ -118,9 +119,10 @@ class ProbeRow:
         return cls(ProbeScope(**_present(row, SCOPE_FIELDS)), ProbeEvent(**_present(row, EVENT_FIELDS)))
 
     def row(self) -> dict[str, Any]:
-        """The flat mapping a run folder holds for this record, in ``ProbeRecord``'s field order."""
+        """The flat mapping a run writes for this record, in ``ProbeRecord``'s field order, without the
+        fields filled at read-back (:data:`READ_BACK`)."""
         scope, event = self.scope, self.event
-        return {name: getattr(scope if name in _SCOPE else event, name) for name in ROW_ORDER}
+        return {name: getattr(scope if name in _SCOPE else event, name) for name in WRITTEN}
 
 
 def _present(row: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
@@ -143,3 +145,9 @@ ROW_ORDER = ("run_id", "attempt", "strategy", "dataset", "conversation_id", "pro
              *(n for n in EVENT_FIELDS if n != "probe_id"))
 """A probe line's keys in ``ProbeRecord``'s order (the scope's ``namespace`` and ``thread`` follow
 ``probe_id`` there); ``tests/test_probe_record.py`` checks it."""
+READ_BACK = frozenset({"gold_written"})
+"""Fields the analysis side fills when it reads a run back, which a run does not write: the probe's
+ceiling (``gold_written``, :mod:`memlab.analysis.ceiling`) is computed from the played datasets at read-back,
+so the run pipeline imports nothing from ``analysis``. A folder from before that carries it, and keeps it."""
+WRITTEN = tuple(n for n in ROW_ORDER if n not in READ_BACK)
+"""A probe line's keys as a run writes them."""

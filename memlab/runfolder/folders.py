@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memlab.harness.recorder import read_jsonl
+from memlab.runfolder.recorder import read_jsonl
 
 
 def failing_attempts(run_dir: Path) -> set[str]:
