@@ -182,6 +182,27 @@ class Registry(Generic[T]):
         return Annotated[SerializeAsAny[base], BeforeValidator(member)]
 
 
+def validate_fields(model: Any, given: Mapping[str, Any], *, subject: str, noun: str, root: str) -> Any:
+    """``given`` (names → values, as a config wrote them) validated into the pydantic ``model`` of an
+    entry (a strategy type's ``Params``, a store's ``Options``): a name that is not one of its fields is
+    refused with the close matches and every known name, a wrong type or bound at its field's location —
+    never with the value, which may be a secret. Raises ``ValueError`` starting with ``subject``
+    (``noun``: what a field is called there; ``root``: the location of an error on the whole mapping)."""
+    from pydantic import ValidationError
+
+    names = sorted(model.model_fields)
+    for key in given:
+        if key not in model.model_fields:
+            close = difflib.get_close_matches(key, names, n=2, cutoff=0.5)
+            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise ValueError(f"{subject} has no {noun} {key!r}.{hint} Its {noun}s: {', '.join(names) or 'none'}")
+    try:
+        return model.model_validate(given)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or root}: {e['msg']}" for e in exc.errors())
+        raise ValueError(f"{subject}: {problems}") from None
+
+
 def load_installed_plugins() -> None:
     """Import the plugins installed under :data:`PLUGIN_GROUPS` (once per process)."""
     global _installed_loaded

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from memlab.judging.batch import build_judge, run_scoped
-from memlab.judging.recorded import call_rows, final_attempts, probe_scope, write_jsonl
+from memlab.judging.recorded import final_attempts, probe_scope, write_jsonl, write_pass
 from memlab.llm import calls
 from memlab.llm.types import CallRecord, ChatRequest, EndpointDown, ModelError
 from memlab.redact import redact_text
@@ -218,14 +218,7 @@ def ragas_recorded(src: Path, dest: Path, spec: Any, *, workers: int = 1, redo: 
     values, made, stop = run_scoped(lambda p: score_probe(llm, p), [probes[i] for i in todo],
                                     [probe_scope(probes[i]) for i in todo], workers=workers)
     scored = [(i, v) for i, v in zip(todo, values, strict=True) if v is not None]
-    for i, value in scored:
-        probes[i]["ragas_llm"] = value
-    write_jsonl(dest / "probes.jsonl", probes)
-    redone = {(probes[i].get("attempt"), probes[i]["probe_id"]) for i, _ in scored}
-    kept = [c for c in read_jsonl(src / "calls.jsonl")
-            if c.get("purpose") != PURPOSE or c.get("attempt") not in final
-            or (c.get("attempt"), c.get("probe_id")) not in redone]
-    write_jsonl(dest / "calls.jsonl", kept + call_rows(made))
+    write_pass(src, dest, probes, "ragas_llm", scored, made, purpose=PURPOSE, final=final)
     if stop is not None:
         raise stop
     return [v for _, v in scored]

@@ -46,3 +46,21 @@ def call_rows(made: list[CallRecord]) -> list[dict[str, Any]]:
             data["error"] = redact_text(data["error"])
         rows.append(CallRow.model_validate({**data, **scope}).model_dump(mode="json"))
     return rows
+
+
+def write_pass(src: Path, dest: Path, probes: list[dict[str, Any]], field: str, results: list[tuple[int, Any]],
+               made: list[CallRecord], *, purpose: str, final: set[str], keep_other_calls: bool = True) -> None:
+    """Write a pass's results into ``dest``: each ``(index, value)`` of ``results`` as ``probes[index][field]``,
+    and ``src``'s calls with the pass's new ones (``made``) — the final attempts' earlier calls of
+    ``purpose`` are dropped for the probes it redid, and for every probe unless ``keep_other_calls``
+    (a re-judge of all: another judge's calls must not be counted as this one's)."""
+    from memlab.runfolder.recorder import read_jsonl
+
+    for i, value in results:
+        probes[i][field] = value
+    write_jsonl(dest / "probes.jsonl", probes)
+    redone = {(probes[i].get("attempt"), probes[i]["probe_id"]) for i, _ in results}
+    kept = [c for c in read_jsonl(src / "calls.jsonl")
+            if c.get("purpose") != purpose or c.get("attempt") not in final
+            or (keep_other_calls and (c.get("attempt"), c.get("probe_id")) not in redone)]
+    write_jsonl(dest / "calls.jsonl", kept + call_rows(made))

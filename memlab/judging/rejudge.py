@@ -32,7 +32,7 @@ from typing import Any
 from memlab.judging.batch import build_judge, judge_until_stop
 from memlab.judging.ragas_pass import clear_recorded, has_ragas_values, ragas_recorded, ragas_wanted
 from memlab.judging.prompts import DEFAULT_JUDGE_PROMPT, check_prompt_name, judge_inputs, judge_manifest
-from memlab.judging.recorded import call_rows, final_attempts, probe_scope, write_jsonl
+from memlab.judging.recorded import final_attempts, probe_scope, write_pass
 from memlab.runfolder.records import check_format, read_manifest
 from memlab.runfolder.recorder import read_jsonl, write_json_atomic
 from memlab.redact import redact
@@ -111,14 +111,7 @@ def judge_recorded(src: Path, dest: Path, spec: Any, prompt: str, *, workers: in
     verdicts, made, stop = judge_until_stop(model, prompt, items, scopes=scopes, workers=workers,
                                             temperature=spec.temperature)
     judged = [(i, v) for i, v in zip(todo, verdicts, strict=True) if v is not None]
-    for i, verdict in judged:
-        probes[i]["judge"] = verdict
-    write_jsonl(dest / "probes.jsonl", probes)
-    redone = {(probes[i].get("attempt"), probes[i]["probe_id"]) for i, _ in judged}
-    kept = [c for c in read_jsonl(src / "calls.jsonl")
-            if c.get("purpose") != "judge" or c.get("attempt") not in final
-            or (not redo and (c.get("attempt"), c.get("probe_id")) not in redone)]
-    write_jsonl(dest / "calls.jsonl", kept + call_rows(made))
+    write_pass(src, dest, probes, "judge", judged, made, purpose="judge", final=final, keep_other_calls=not redo)
     if stop is not None:
         raise stop
     return [v for _, v in judged], model

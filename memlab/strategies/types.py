@@ -16,7 +16,6 @@ adapters: the adapters build on :mod:`memlab.strategies.base`, so the strategies
 
 from __future__ import annotations
 
-import difflib
 import importlib.metadata
 import importlib.util
 import sys
@@ -24,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from memlab.registry import Registry
+from memlab.registry import Registry, validate_fields
 
 COMPOSED = "composed"
 """The default strategy type: memlab's components in slots (memlab.strategies.composed)."""
@@ -111,20 +110,9 @@ class ResolvedExternal:
 def resolve_external(name: str, type_name: str, description: str | None, raw: dict[str, Any]) -> ResolvedExternal:
     """Validate a strategy of type ``type_name``: the type exists (did-you-mean), its library is
     installed (else one line naming the extra), and ``raw`` are parameters of its ``Params``."""
-    cls = STRATEGY_TYPES.get(type_name)
-    Params = cls.Params  # checked when the type was registered
-    fields = sorted(Params.model_fields)
-    for key in raw:
-        if key not in Params.model_fields:
-            close = difflib.get_close_matches(key, fields, n=2, cutoff=0.5)
-            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-            raise ValueError(f"strategy {name!r}: type {type_name!r} has no parameter {key!r}.{hint} "
-                             f"Its parameters: {', '.join(fields) or 'none'}")
-    try:
-        params = Params.model_validate(raw)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or '(params)'}: {e['msg']}" for e in exc.errors())
-        raise ValueError(f"strategy {name!r}: type {type_name!r}: {problems}") from None
+    cls = STRATEGY_TYPES.get(type_name)  # its Params were checked when the type was registered
+    params = validate_fields(cls.Params, raw, subject=f"strategy {name!r}: type {type_name!r}", noun="parameter",
+                             root="(params)")
     missing = missing_extra(cls)
     if missing:
         raise ValueError(missing)

@@ -35,10 +35,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from memlab.memory.item import MemoryItem, ScoredItem
-from memlab.registry import Registry
+from memlab.registry import Registry, validate_fields
 
 Where = dict[str, Any]
 """Metadata filter: ``{"key": value}`` equality, ``{"key": [a, b]}`` membership. The special
@@ -130,21 +130,8 @@ def typed_options(backend: str, given: dict[str, Any], where: str) -> StoreOptio
     """``given`` (option name → value, as written) validated into ``backend``'s ``Options``: an
     unknown option is named with the close matches, a wrong type or bound at its field. Raises
     ValueError starting with ``where``."""
-    options = STORES.get(backend).Options
-    names = sorted(options.model_fields)
-    for key in given:
-        if key not in options.model_fields:
-            import difflib
-
-            close = difflib.get_close_matches(key, names, n=2, cutoff=0.5)
-            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-            raise ValueError(f"{where}: store {backend!r} has no option {key!r}.{hint} "
-                             f"Its options: {', '.join(names) or 'none'}")
-    try:
-        return options.model_validate(given)
-    except ValidationError as exc:  # the message names the field, never the value (it may be a DSN)
-        problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or 'options'}: {e['msg']}" for e in exc.errors())
-        raise ValueError(f"{where}: store {backend!r}: {problems}") from None
+    return validate_fields(STORES.get(backend).Options, given, subject=f"{where}: store {backend!r}", noun="option",
+                           root="options")
 
 
 @dataclass(frozen=True)
