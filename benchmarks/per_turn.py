@@ -96,9 +96,9 @@ def play(preset: str | dict[str, Any], conversation: Any, *, embedder: Any = Non
     from memlab.embeddings import shared_embedder
     from memlab.llm import calls
     from memlab.llm.base import make_model
-    from memlab.memory.stores.base import make_store
+    from memlab.memory.stores.base import typed_options
     from memlab.roles.program import MemoryRoles
-    from memlab.strategies.composed import ComposedStrategy, resolve_spec
+    from memlab.strategies.composed import ComposedStrategy, resolve_strategy
     from memlab.strategies.slots import BuildEnv
     from memlab.harness.units import turn_events
 
@@ -106,17 +106,17 @@ def play(preset: str | dict[str, Any], conversation: Any, *, embedder: Any = Non
     tally: Counter[str] = Counter()
     inner_stores: list[Any] = []
 
-    def store_factory(s: dict[str, Any]) -> Any:
-        s = dict(s)
-        backend = s.pop("type")
-        store = make_store(backend, **{**(store_options or {}).get(backend, {}), **s})
+    def store_factory(store_spec: Any) -> Any:  # a StoreSpec: the backend and its typed options
+        store = store_spec.build()
         inner_stores.append(store)
         return _CountingStore(wrap_store(store) if wrap_store is not None else store, tally)
 
     emb = _CountingEmbedder(embedder if embedder is not None else shared_embedder(None), tally)
     model = model if model is not None else make_model({"provider": "offline"}, embedder=emb)
     env = BuildEnv(roles=MemoryRoles(model), embedder=emb, strategy_name=spec["name"], make_store=store_factory)
-    strategy = ComposedStrategy(resolve_spec(spec), env)
+    typed = {backend: typed_options(backend, options, f"store_options.{backend}")
+             for backend, options in (store_options or {}).items()}
+    strategy = ComposedStrategy(resolve_strategy(spec, typed), env)
     out = TurnCosts(spec["name"])
 
     def sink(rec: Any) -> None:

@@ -163,7 +163,7 @@ def test_non_llm_scoring_makes_no_network_connection() -> None:
         "from memlab.analysis.ragas_metrics import ragas_problem\n"
         "assert ragas_problem() is None, ragas_problem()\n"
         f"p = {probe(answer='Ana moved to Lisbon.', context_items=lines(EVIDENCE))!r}\n"
-        "s = values(p)\n"
+        "s = {name: score.value for name, score in score_probe(ProbeRow.from_row(p)).items()}\n"
         "print(s['ragas_context_recall'], s['ragas_rouge'], s['ragas_semantic_similarity'])\n")
     out = _isolated_python(code)
     assert out.returncode == 0, out.stderr[-3000:]
