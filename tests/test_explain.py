@@ -79,3 +79,20 @@ def test_a_run_explains_its_misses_as_a_table_and_on_the_command_line(tmp_path, 
     assert "window · " in out and f"/{probe} (" in out and "evidence_recall = 0.0: no form of" in out
     assert main(["explain", str(run_dir), "--csv", str(tmp_path / "why.csv")]) == 0
     assert len(open(tmp_path / "why.csv").read().splitlines()) == len(missed) + 1
+
+
+def test_a_metric_of_bare_values_is_not_computed_to_ask_why():
+    """explain_probe scores only the metrics that explain themselves: a probe page asking why must not
+    compute ragas's metrics (which load ragas and an embedding model) to learn there is nothing to say."""
+    from memlab.scoring.metric_registry import METRICS, metric
+
+    def never_called(p):
+        raise AssertionError("explain_probe computed a metric declared explains=False")
+
+    metric("_bare_values_test", "a metric of bare values", higher_is_better=True, explains=False)(never_called)
+    try:
+        why = explain_probe(_probe())
+        assert "evidence_recall" in why and "_bare_values_test" not in why
+        assert all(not METRICS.get(n).explains for n in METRICS.names() if n.startswith("ragas_"))
+    finally:
+        METRICS.unregister("_bare_values_test")

@@ -214,6 +214,7 @@ def score_probe(record: ProbeRow, names: Sequence[str] | None = None) -> dict[st
 def explain_probe(record: ProbeRow, names: Sequence[str] | None = None) -> dict[str, str]:
     """Why the probe scored what it did, per metric that applies to it and explains itself (the
     explanations of :func:`score_probe`)."""
+    names = [n for n in names or METRICS.names() if METRICS.get(n).explains]
     return {name: s.explanation for name, s in score_probe(record, names).items()
             if s.value is not None and s.explanation}
 

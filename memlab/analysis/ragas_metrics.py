@@ -365,7 +365,7 @@ _ON_ANSWER = {"ragas_string_presence", "ragas_exact_match", "ragas_rouge", "raga
 """The ragas metrics that score the answer (marked and not gated by default with the offline answerer)."""
 for _name, _fn, _description in _NON_LLM:
     metric(_name, _description, higher_is_better=True, requires=require_ragas, scores_answer=_name in _ON_ANSWER,
-           prepare=prepare)(_fn)
+           prepare=prepare, explains=False)(_fn)
 for _name, _description in _LLM:
     metric(_name, _description + "; needs an OpenAI-compatible `judge:`", higher_is_better=True,
-           requires=require_ragas, scores_answer=_name in _ON_ANSWER)(_llm_metric(_name))
+           requires=require_ragas, scores_answer=_name in _ON_ANSWER, explains=False)(_llm_metric(_name))

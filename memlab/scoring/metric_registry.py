@@ -84,6 +84,10 @@ class Metric:
     """Called once with every probe record about to be scored, before ``fn`` is called on each: a
     metric whose per-probe work repeats across probes (the same context, the same answer) does
     it there once, in bulk; ``fn`` must give the same values with or without it."""
+    explains: bool = field(default=True, compare=False)
+    """``fn`` gives an explanation beside its value. False for a metric of bare values (ragas's):
+    :func:`memlab.analysis.metrics.explain_probe` does not compute it — a probe page asking why would
+    otherwise load ragas and an embedding model to learn there is nothing to say."""
 
     def score(self, p: ProbeEvent) -> Score:
         """The probe's value and explanation (a function returning a bare value, a plugin's, gives a
@@ -130,16 +134,18 @@ def metric(name: str, description: str, *, higher_is_better: bool | None, aggreg
            ceiling: Callable[[ProbeEvent], bool | None] | None = None,
            requires: Callable[[], None] | None = None,
            scores_answer: bool = False,
-           prepare: Callable[[Sequence[ProbeEvent]], None] | None = None) -> Callable[[MetricFn], MetricFn]:
+           prepare: Callable[[Sequence[ProbeEvent]], None] | None = None,
+           explains: bool = True) -> Callable[[MetricFn], MetricFn]:
     """Declare ``fn(probe) -> Score`` as metric ``name``: one function gives the value and why
     (``Score(value, why)``, ``why`` a string or a closure made beside the value). A function that
-    returns a bare value (float, level name or None) is a metric without explanations."""
+    returns a bare value (float, level name or None) is a metric without explanations; say so with
+    ``explains=False`` and no probe page computes it to ask why."""
     if aggregation == "proportions" and not levels:
         raise ValueError(f"metric {name!r}: a proportions metric declares its levels")
 
     def deco(fn: MetricFn) -> MetricFn:
         METRICS.register(name, Metric(name, description, fn, higher_is_better, aggregation, levels, ceiling, requires,
-                                      scores_answer, prepare))
+                                      scores_answer, prepare, explains))
         return fn
 
     return deco
