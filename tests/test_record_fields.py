@@ -1,30 +1,63 @@
-"""The run-log rows that copy a model of another layer stay in step with it.
+"""The run-log rows are their scope plus the event they carry, and stay in step with it.
 
-``MemoryOpRow`` repeats :class:`memlab.memory.item.MemoryEvent`'s fields (plus where and when the
-operation happened) and ``CallRow`` carries :class:`memlab.llm.types.CallRecord`. A field added
-to the event or the call record without the row would make every emission fail
-(``extra="forbid"``) or, worse, be dropped; these tests name the field that went missing."""
+``MemoryOpRow``, ``CompressionRow`` and ``AgentStepRow`` are built from the event types of
+:mod:`memlab.runfolder.events` (scope + position + the event's own fields), and ``CallRow``
+carries :class:`memlab.llm.types.CallRecord`. A field added to an event or the call record without
+the row would make every emission fail (``extra="forbid"``) or, worse, be dropped; these tests name
+the field that went missing."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
 from memlab.llm.types import CallRecord
 from memlab.memory.item import MemoryEvent, Op
-from memlab.runfolder.records import CallRow, MemoryOpRow, Record
+from memlab.runfolder.events import AgentStep, CompressionEvent
+from memlab.runfolder.records import AgentStepRow, CallRow, CompressionRow, MemoryOpRow, Record, _row
 
 SCOPE = {"run_id": "r", "attempt": "a", "strategy": "s", "dataset": "d", "conversation_id": "c"}
 
+EVENTS = [
+    (MemoryOpRow, MemoryEvent(op=Op.UPDATE, item_id="m1", namespace="ns", kind="preference", text="likes tea",
+                              previous_text="likes coffee", source_turn_ids=["t1", "t4"], reason="same slot", store="chroma"),
+     {"seq": 3, "turn_id": "t4"}),
+    (CompressionRow, CompressionEvent("working_memory", "every_n_steps(4)", 8, 900, 300, ["t1", "t2"], "Ana lives in Oslo.",
+                                      ["t1", "t2"], ok=False, reason="over budget"), {"turn_id": "t2", "invocation": 1}),
+    (AgentStepRow, AgentStep(2, "store_fact", {"text": "Ana lives in Oslo"}, ok=False, result_chars=12, error="boom",
+                             phase="probe"), {"probe_id": "p1"}),
+]
 
-def test_every_memory_event_field_is_a_memory_op_row_field():
-    missing = set(MemoryEvent.model_fields) - set(MemoryOpRow.model_fields)
-    assert not missing, f"MemoryOpRow lacks MemoryEvent fields: {sorted(missing)}"
+
+def _event_fields(event) -> list[str]:
+    return list(type(event).model_fields) if isinstance(event, MemoryEvent) else [f.name for f in dataclasses.fields(event)]
 
 
-def test_a_memory_event_with_every_field_set_round_trips_through_its_row():
-    ev = MemoryEvent(op=Op.UPDATE, item_id="m1", namespace="ns", kind="preference", text="likes tea",
-                     previous_text="likes coffee", source_turn_ids=["t1", "t4"], reason="same slot", store="chroma")
-    row = MemoryOpRow(**SCOPE, seq=3, turn_id="t4", **ev.record())
+@pytest.mark.parametrize(("row_model", "event", "position"), EVENTS, ids=lambda x: getattr(x, "__name__", None))
+def test_a_row_is_its_scope_then_its_position_then_every_field_of_its_event(row_model, event, position):
+    fields = list(row_model.model_fields)
+    assert fields[:len(Record.model_fields)] == list(Record.model_fields)
+    assert fields[-len(_event_fields(event)):] == _event_fields(event)
+
+
+@pytest.mark.parametrize(("row_model", "event", "position"), EVENTS, ids=lambda x: getattr(x, "__name__", None))
+def test_an_event_with_every_field_set_round_trips_through_its_row(row_model, event, position):
+    row = row_model(**SCOPE, **position, **event.record())
     dumped = row.model_dump(mode="json")
-    assert {k: dumped[k] for k in MemoryEvent.model_fields} == ev.record()
+    assert {k: dumped[k] for k in _event_fields(event)} == event.record()
+    assert {k: dumped[k] for k in position} == position
+
+
+def test_an_event_field_that_shadows_the_scope_is_refused_when_the_row_is_built():
+    """The row's value would otherwise depend on which was spread last."""
+
+    @dataclasses.dataclass
+    class Shadowing:
+        strategy: str
+
+    with pytest.raises(TypeError, match="strategy"):
+        _row("ShadowingRow", Shadowing, "a row whose event shadows the scope")
 
 
 def test_every_call_record_field_reaches_the_call_row():
@@ -38,12 +71,10 @@ def test_every_call_record_field_reaches_the_call_row():
         assert dumped.get(name) == rec.model_dump(mode="json")[name], f"CallRow dropped CallRecord.{name}"
 
 
-def test_scope_fields_are_not_shadowed_by_the_copied_models():
-    """The copied models must not define a scope field (run_id, strategy, …) of their own: the
+def test_scope_fields_are_not_shadowed_by_the_call_record():
+    """The call record must not define a scope field (run_id, strategy, …) of its own: the
     row's value would then depend on which was spread last."""
-    scope = set(Record.model_fields)
-    assert not scope & set(MemoryEvent.model_fields)
-    assert not scope & set(CallRecord.model_fields)
+    assert not set(Record.model_fields) & set(CallRecord.model_fields)
 
 
 def test_every_row_a_run_writes_validates_against_its_record_model(tmp_path):

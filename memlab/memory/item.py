@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timezone
-from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from memlab.runfolder.events import MemoryEvent, Op
+
+__all__ = ["MemoryEvent", "MemoryItem", "Op", "ScoredItem", "new_id", "utcnow"]
+"""``MemoryEvent`` and ``Op`` live with the run folder's other events (:mod:`memlab.runfolder.events`): a
+memory operation is what a strategy reports, and a ``memory_ops`` row is its scope plus that event."""
 
 
 def utcnow() -> datetime:
@@ -43,35 +48,3 @@ class ScoredItem(BaseModel):
     score: float
 
 
-class Op(str, Enum):
-    ADD = "ADD"
-    UPDATE = "UPDATE"
-    DELETE = "DELETE"
-    NOOP = "NOOP"
-    INVALIDATE = "INVALIDATE"
-    """Superseded or expired: kept with ``valid=False`` for audit, never retrieved as current."""
-
-
-class MemoryEvent(BaseModel):
-    """A memory operation, mem0-style: what changed, why, and from which turns."""
-
-    op: Op
-    item_id: str | None = None
-    namespace: str
-    kind: str = "fact"
-    text: str = ""
-    previous_text: str | None = None
-    source_turn_ids: list[str] = Field(default_factory=list)
-    reason: str = ""
-    store: str = ""
-
-    def record(self) -> dict[str, Any]:
-        """The event as a JSON-ready dict in field order (``model_dump(mode="json")``'s result,
-        built directly: every memory operation of a run goes through here)."""
-        out = {name: getattr(self, name) for name in _EVENT_FIELDS}
-        out["op"] = self.op.value
-        out["source_turn_ids"] = list(self.source_turn_ids)
-        return out
-
-
-_EVENT_FIELDS = tuple(MemoryEvent.model_fields)

@@ -87,6 +87,36 @@ _LABELLED = re.compile(r"^(?P<role>user|assistant|tool|system)(?::\s*(?P<name>[A
                        r"(?<=tool: )[\w.-]+))?:\s*(?P<text>.*)$", re.I | re.S)
 
 
+BRACKETED = re.compile(r"^\[(?P<head>[^\]]+)\]\s*(?P<rest>.*)$")
+"""A ``[head] rest`` line: the head is a turn id in an extraction transcript, a date in a summariser's input."""
+NAMED = re.compile(r"^(?P<name>[^:\n]{1,60}?):\s*(?P<text>.*)$")
+"""``Name: text``: a line whose speaker is named rather than labelled with a role (a conversation's own lines)."""
+
+
+def bracketed_messages(text: str, *, named: bool = False) -> list[tuple[str, str, str]]:
+    """(head, speaker label, text) per ``[head] speaker: text`` line; a line without a ``[head]``
+    continues the message before it (a multi-line tool observation).
+
+    A ``[head]`` line whose speaker is no role label: with ``named`` (a summariser's dated input, where
+    a conversation names its speakers) ``Name: text`` reads as said by the user named Name and a line
+    with no speaker at all is dropped; without (an extraction transcript, whose lines the harness
+    labels) such a line continues the message before it."""
+    out: list[tuple[str, str, str]] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        m = BRACKETED.match(line)
+        labelled = split_labelled(m.group("rest")) if m else None
+        if m and labelled:
+            out.append((m.group("head"), *labelled))
+        elif m and named:
+            speaker = NAMED.match(m.group("rest"))
+            if speaker:
+                out.append((m.group("head"), f"user: {speaker.group('name').strip()}", speaker.group("text")))
+        elif out and line:
+            out[-1] = (out[-1][0], out[-1][1], out[-1][2] + "\n" + line)
+    return out
+
+
 def split_labelled(line: str) -> tuple[str, str] | None:
     """``"user: Maria: I moved"`` → ``("user: Maria", "I moved")``; ``"tool: orders: id: 7"`` →
     ``("tool: orders", "id: 7")``; a line that does not open with a role → None."""

@@ -30,11 +30,9 @@ from collections.abc import Callable
 from typing import Any
 
 from memlab.offline import lexicon as lx
-from memlab.offline.attribution import split_labelled
+from memlab.offline.attribution import BRACKETED, NAMED, split_labelled
 from memlab.offline.text import sentences
 
-_DATED = re.compile(r"^\[(?P<date>[^\]]+)\]\s*(?P<rest>.*)$")
-_NAMED = re.compile(r"^(?P<name>[^:\n]{1,60}?):\s*(?P<text>.*)$")
 _NAME_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|of|de|da|van|von))*(?<![\s])")
 _LOCATIVE = frozenset("in at to from near into inside outside around across visit visited visiting".split())
 _NAMING = frozenset("named called".split())
@@ -51,13 +49,13 @@ def _lines(messages: str) -> list[tuple[str, str]]:
     """(date, text) per ``[date] speaker: text`` line (the speaker label, a role or a name, dropped)."""
     out = []
     for raw in messages.splitlines():
-        m = _DATED.match(raw.strip())
+        m = BRACKETED.match(raw.strip())
         rest = m.group("rest") if m else raw.strip()
         labelled = split_labelled(rest)
-        named = _NAMED.match(rest)
+        named = NAMED.match(rest)
         text = labelled[1] if labelled else named.group("text") if named else rest
         if text.strip():
-            out.append((m.group("date") if m else "", text))
+            out.append((m.group("head") if m else "", text))
     return out
 
 

@@ -26,7 +26,7 @@ import datetime as dt
 import re
 
 from memlab.offline import lexicon as lx
-from memlab.offline.attribution import attribute, parse_speaker, split_labelled
+from memlab.offline.attribution import attribute, bracketed_messages, parse_speaker, split_labelled
 from memlab.offline.dates import resolve_relative
 from memlab.offline.text import (MEMORY_DIRECTIVE, content_lemmas, is_hypothetical, is_injection, is_question,
                                  is_small_talk, is_verb_only, names, request_kind, sentences, words)
@@ -137,18 +137,7 @@ def assistant_statements(message: str, name: str, date: str = "") -> list[str]:
     return [f for s in sentences(message) if (f := statement(s, name, ref, you="the user")) is not None]
 
 
-_TRANSCRIPT_LINE = re.compile(r"^\[(?P<id>[^\]]+)\]\s*(?P<rest>.*)$")
-
-
 def transcript_lines(transcript: str) -> list[tuple[str, str, str]]:
     """``[turn id] speaker: text`` lines as (turn id, speaker, text); a line without that shape
     continues the turn before it (a multi-line tool observation)."""
-    out: list[tuple[str, str, str]] = []
-    for line in transcript.splitlines():
-        m = _TRANSCRIPT_LINE.match(line.strip())
-        labelled = split_labelled(m.group("rest")) if m else None
-        if m and labelled:
-            out.append((m.group("id"), *labelled))
-        elif out and line.strip():
-            out[-1] = (out[-1][0], out[-1][1], out[-1][2] + "\n" + line.strip())
-    return out
+    return bracketed_messages(transcript)

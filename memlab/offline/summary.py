@@ -22,34 +22,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from memlab.offline.attribution import parse_speaker, split_labelled
+from memlab.offline.attribution import BRACKETED, NAMED, bracketed_messages, parse_speaker, split_labelled
 from memlab.offline.behaviour import AS_BUILT, Behaviour
 from memlab.offline.similarity import Similarity
 from memlab.offline.slots import analyse, decide
 from memlab.offline.statements import extract, tool_facts
 from memlab.offline.text import sentences
 
-_DATED = re.compile(r"^\[(?P<date>[^\]]+)\]\s*(?P<rest>.*)$")
-_NAMED = re.compile(r"^(?P<name>[^:\n]{1,60}?):\s*(?P<text>.*)$")
 
 
 def _messages(lines: str) -> list[tuple[str, str, str]]:
-    """(date, speaker label, text) per ``[date] speaker: text`` line; a line without a ``[date]``
-    continues the message before it (a multi-line tool observation)."""
-    out: list[tuple[str, str, str]] = []
-    for line in lines.splitlines():
-        m = _DATED.match(line.strip())
-        if not m:
-            if out and line.strip():
-                out[-1] = (out[-1][0], out[-1][1], f"{out[-1][2]}\n{line.strip()}")
-            continue
-        labelled = split_labelled(m.group("rest"))
-        named = _NAMED.match(m.group("rest"))
-        if labelled:
-            out.append((m.group("date"), *labelled))
-        elif named:
-            out.append((m.group("date"), f"user: {named.group('name').strip()}", named.group("text")))
-    return out
+    """(date, speaker label, text) per ``[date] speaker: text`` line (a named speaker read as the
+    user of that name); a line without a ``[date]`` continues the message before it."""
+    return bracketed_messages(lines, named=True)
 
 
 _IGNORED_STEP = re.compile(r"^(?:action:|\(summary of earlier steps\))", re.I)
@@ -66,14 +51,14 @@ def _steps(lines: str) -> list[tuple[str, str, str, bool]]:
         line = line.strip()
         if not line:
             continue
-        m = _DATED.match(line)
+        m = BRACKETED.match(line)
         labelled = split_labelled(m.group("rest")) if m else split_labelled(line)
         if m:
-            named = _NAMED.match(m.group("rest"))
+            named = NAMED.match(m.group("rest"))
             if labelled:
-                out.append((m.group("date"), *labelled, True))
+                out.append((m.group("head"), *labelled, True))
             elif named:
-                out.append((m.group("date"), f"user: {named.group('name').strip()}", named.group("text"), True))
+                out.append((m.group("head"), f"user: {named.group('name').strip()}", named.group("text"), True))
             skipping = not (labelled or named)
         elif _IGNORED_STEP.match(line):
             skipping = True

@@ -1,6 +1,8 @@
 """The run folder: the one thing the run pipeline and the analysis pipeline share.
 
-- :mod:`memlab.runfolder.records` — what each stream's rows are (``manifest.json``, ``turns``,
+- :mod:`memlab.runfolder.events` — what a strategy reports it did (memory operations, compressions,
+  agent steps): the event half of those streams' rows;
+- :mod:`memlab.runfolder.records` — what each stream's rows are (scope + position + event) (``manifest.json``, ``turns``,
   ``probes``, ``calls``, ``units``...), the format version and the upgrades of older folders;
 - :mod:`memlab.runfolder.recorder` — the one writer of a run's streams (and ``read_jsonl``);
 - :mod:`memlab.runfolder.folders` — finding, claiming and listing run folders, their finished units.

@@ -12,10 +12,14 @@ older ones.
 from __future__ import annotations
 
 import json
+from dataclasses import MISSING
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from memlab.runfolder.events import AgentStep, CompressionEvent, MemoryEvent
 
 FORMAT_VERSION = 2
 """Bump when a field's meaning changes or a required field is added; add a conversion below."""
@@ -160,46 +164,32 @@ class CallRow(Record):
     phase: str = "turn"
 
 
-class MemoryOpRow(Record):
-    seq: int
-    phase: Literal["turn", "conversation_start", "conversation_end"] = "turn"
-    turn_id: str | None = None
-    op: str
-    item_id: str | None = None
-    namespace: str
-    kind: str = "fact"
-    text: str = ""
-    previous_text: str | None = None
-    source_turn_ids: list[str] = Field(default_factory=list)
-    reason: str = ""
-    store: str = ""
+def _row(name: str, event: type, doc: str, **position: Any) -> type[Record]:
+    """A stream's row model: the scope every record carries (:class:`Record`), where in the unit the
+    event happened (``position``), then the event's own fields, read from the event type
+    (:mod:`memlab.runfolder.events`) so that a field added to an event is a field of its row."""
+    if issubclass(event, BaseModel):
+        fields: dict[str, Any] = {n: (f.annotation, f) for n, f in event.model_fields.items()}
+    else:
+        hints = get_type_hints(event)
+        fields = {f.name: (hints[f.name], f.default if f.default is not MISSING else
+                           Field(default_factory=f.default_factory) if f.default_factory is not MISSING else ...)
+                  for f in dataclass_fields(event)}
+    clash = set(fields) & (set(position) | set(Record.model_fields))
+    if clash:
+        raise TypeError(f"{name}: {event.__name__} fields {sorted(clash)} clash with the row's scope or position")
+    return create_model(name, __base__=Record, __doc__=doc, __module__=__name__, **position, **fields)
 
 
-class CompressionRow(Record):
-    turn_id: str | None = None
-    invocation: int | None = None
-    component: str
-    trigger: str
-    step: int
-    tokens_before: int
-    tokens_after: int
-    folded_turn_ids: list[str]
-    summary: str
-    summary_source_turn_ids: list[str]
-    ok: bool = True
-    reason: str = ""
-
-
-class AgentStepRow(Record):
-    turn_id: str | None = None
-    probe_id: str | None = None
-    phase: str
-    step: int
-    tool: str
-    args: dict[str, Any] = Field(default_factory=dict)
-    ok: bool = True
-    result_chars: int = 0
-    error: str | None = None
+MemoryOpRow = _row(
+    "MemoryOpRow", MemoryEvent, "A ``memory_ops`` row: scope, the operation's place in the unit, the :class:`MemoryEvent`.",
+    seq=(int, ...), phase=(Literal["turn", "conversation_start", "conversation_end"], "turn"), turn_id=(str | None, None))
+CompressionRow = _row(
+    "CompressionRow", CompressionEvent, "A ``compressions`` row: scope, the turn and invocation, the :class:`CompressionEvent`.",
+    turn_id=(str | None, None), invocation=(int | None, None))
+AgentStepRow = _row(
+    "AgentStepRow", AgentStep, "An ``agent_steps`` row: scope, the turn or probe, the :class:`AgentStep` (its ``phase`` says which).",
+    turn_id=(str | None, None), probe_id=(str | None, None))
 
 
 class FormatError(ValueError):

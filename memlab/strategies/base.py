@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from memlab.datasets.models import Turn
 from memlab.memory.item import MemoryEvent
+from memlab.runfolder.events import AgentStep, CompressionEvent  # re-exported: components import them from here
 
 
 @dataclass(frozen=True)
@@ -126,44 +127,6 @@ class MemoryContext:
         if self._sources is None or self._sources[0] != shape:
             self._sources = (shape, frozenset(t for s in self.sections for line in s.lines for t in line.source_turn_ids))
         return set(self._sources[1])
-
-
-@dataclass
-class CompressionEvent:
-    """One compression of working memory or history: what was folded, by which trigger, at what size."""
-
-    component: str
-    """What was compressed: ``history`` (conversation messages) or ``working_memory`` (an agent's steps)."""
-    trigger: str
-    step: int
-    tokens_before: int
-    tokens_after: int
-    folded_turn_ids: list[str]
-    summary: str
-    summary_source_turn_ids: list[str]
-    """Every turn the summary now stands for (cumulative over earlier compressions)."""
-    ok: bool = True
-    reason: str = ""
-
-    def record(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-@dataclass
-class AgentStep:
-    """One tool call an agent made (or tried to make), and what came of it."""
-
-    step: int
-    tool: str
-    args: dict[str, Any]
-    ok: bool = True
-    result_chars: int = 0
-    error: str | None = None
-    phase: str = "invocation"
-    """``invocation`` (while a scripted invocation is replayed) or ``probe`` (while answering)."""
-
-    def record(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 @dataclass
