@@ -112,3 +112,22 @@ def test_type_adapters_are_built_once_per_type():
     assert cached(list[str]) is cached(list[str])
     assert cached(str) is not cached(int)
     assert cached(list[str]).dump_python(["a"], mode="json") == ["a"]
+
+
+def test_the_system_message_is_built_once_per_signature_and_follows_new_instructions(monkeypatch):
+    built: list[str] = []
+    real = dspy.ChatAdapter.format_system_message
+
+    def counting(self, signature):
+        built.append(signature.__name__)
+        return real(self, signature)
+
+    monkeypatch.setattr(dspy.ChatAdapter, "format_system_message", counting)
+    dspy_speed._system.clear()
+    adapter = dspy_speed.ChatAdapter(use_json_adapter_fallback=False)
+    sig = dspy.Signature("question -> answer", "Answer the question.")
+    first = [adapter.format_system_message(sig) for _ in range(5)]
+    assert len(built) == 1 and len(set(first)) == 1
+    assert first[0] == real(dspy.ChatAdapter(), sig)
+    changed = sig.with_instructions("Answer in one word.")
+    assert "one word" in adapter.format_system_message(changed) and len(built) == 2
