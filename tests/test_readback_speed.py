@@ -42,8 +42,10 @@ def test_vectorised_context_metrics_are_ragas_bit_for_bit():
     def text() -> str:
         return " ".join(rng.choices(words, k=rng.randint(0, 14)))
 
-    for _ in range(150):
+    for case in range(180):
         lines = [text() for _ in range(rng.randint(1, 25))]
+        if case >= 150:  # lines and evidence of very different lengths, where the similarity's cutoff stops early
+            lines += [" ".join([text()] * rng.randint(5, 60)) for _ in range(rng.randint(1, 4))]
         lines += rng.sample(lines, min(3, len(lines)))  # repeated lines keep their places
         evidence = [rng.choice(lines) if rng.random() < 0.4 else text() for _ in range(rng.randint(1, 4))]
         rm._CONTEXTS.clear()
