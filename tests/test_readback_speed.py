@@ -54,7 +54,7 @@ def test_vectorised_context_metrics_are_ragas_bit_for_bit():
         rm._CONTEXTS.clear()
         probe = {"context_items": [{"text": x} for x in lines], "evidence_texts": evidence, "gold": [["x"]]}
         rm.prepare([ProbeRow.from_row(probe).event])  # the bulk path: one matrix for the context, columns per probe
-        assert rm._CONTEXTS[(tuple(x for x in lines if x), tuple(evidence))] == _ragas_pairwise(
+        assert rm._CONTEXTS[rm.context_key(tuple(x for x in lines if x), tuple(evidence))] == _ragas_pairwise(
             [x for x in lines if x], evidence)
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import os
 from collections.abc import Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -189,7 +190,10 @@ def on_grid(value: float) -> float:
 #   embedded in one call first (a text's vector does not depend on its batch), and all pairs are
 #   scored in one event loop instead of one per pair.
 
-_CONTEXTS: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[float, float]] = {}
+_CONTEXTS: dict[tuple[bytes, bytes], tuple[float, float]] = {}
+"""Context scores by :func:`context_key` — digests, not the texts: keyed by the lines themselves, the
+cache kept every distinct context of a run alive after its records were dropped (a lean read-back of
+the 12-user M run, ~105k-token histories, peaked at 2.7 GB)."""
 _ANSWERS: dict[tuple[str, tuple[str, ...]], dict[str, float]] = {}
 _CACHE_MAX = 200_000
 """Entries kept per cache (cleared when full): a scorer process reads one or a few runs."""
@@ -246,11 +250,27 @@ def _from_matrix(sim: Any) -> tuple[float, float]:
     return float(recall), float(precision)
 
 
+def _digest(texts: Sequence[str]) -> bytes:
+    """128 bits of BLAKE2b over the texts, each preceded by its length (so no two sequences of
+    texts share a digest by moving a boundary)."""
+    h = hashlib.blake2b(digest_size=16)
+    for text in texts:
+        data = text.encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.digest()
+
+
+def context_key(retrieved: Sequence[str], evidence: Sequence[str]) -> tuple[bytes, bytes]:
+    """The cache key of a (context lines, evidence texts) pair."""
+    return _digest(retrieved), _digest(evidence)
+
+
 def _context_scores(retrieved: tuple[str, ...], evidence: tuple[str, ...]) -> tuple[float, float]:
     """(recall, precision) of the context lines against the evidence texts, by ragas's rules."""
     if not retrieved:
         return 0.0, 0.0  # nothing injected: no evidence recalled, no line relevant
-    key = (retrieved, evidence)
+    key = context_key(retrieved, evidence)
     got = _CONTEXTS.get(key)
     if got is None:
         got = _from_matrix(_similarity(retrieved, evidence))
@@ -266,20 +286,23 @@ def _remember(cache: dict, key: Any, value: Any) -> None:
 
 def _prepare_contexts(records: Sequence[ProbeEvent]) -> None:
     """Every record's context scores, one similarity matrix per distinct context."""
-    groups: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    groups: dict[bytes, tuple[tuple[str, ...], dict[bytes, tuple[str, ...]]]] = {}
     for p in records:
         evidence = tuple(p.evidence_texts)
         retrieved = tuple(contexts(p))
-        if evidence and retrieved and p.answerable and (retrieved, evidence) not in _CONTEXTS:
-            groups.setdefault(retrieved, set()).add(evidence)
-    for retrieved, evidences in groups.items():
+        if not (evidence and retrieved and p.answerable):
+            continue
+        key = context_key(retrieved, evidence)
+        if key not in _CONTEXTS:
+            groups.setdefault(key[0], (retrieved, {}))[1][key[1]] = evidence
+    for context_digest, (retrieved, evidences) in groups.items():
         lines = list(dict.fromkeys(retrieved))
         row = {line: i for i, line in enumerate(lines)}
-        refs = list(dict.fromkeys(e for ev in evidences for e in ev))
+        refs = list(dict.fromkeys(e for ev in evidences.values() for e in ev))
         col = {e: j for j, e in enumerate(refs)}
         sim = _similarity(lines, refs)[[row[line] for line in retrieved]]  # rows back in context order
-        for ev in evidences:
-            _remember(_CONTEXTS, (retrieved, ev), _from_matrix(sim[:, [col[e] for e in ev]]))
+        for evidence_digest, ev in evidences.items():
+            _remember(_CONTEXTS, (context_digest, evidence_digest), _from_matrix(sim[:, [col[e] for e in ev]]))
 
 
 async def _score_answer(answer: str, refs: tuple[str, ...]) -> dict[str, float]:
