@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
 import os
 from collections.abc import Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -190,8 +189,8 @@ def on_grid(value: float) -> float:
 #   embedded in one call first (a text's vector does not depend on its batch), and all pairs are
 #   scored in one event loop instead of one per pair.
 
-_CONTEXTS: dict[tuple[bytes, bytes], tuple[float, float]] = {}
-"""Context scores by :func:`context_key` — digests, not the texts: keyed by the lines themselves, the
+_CONTEXTS: dict[tuple[int, int, int, int], tuple[float, float]] = {}
+"""Context scores by :func:`context_key` — hashes, not the texts: keyed by the lines themselves, the
 cache kept every distinct context of a run alive after its records were dropped (a lean read-back of
 the 12-user M run, ~105k-token histories, peaked at 2.7 GB)."""
 _ANSWERS: dict[tuple[str, tuple[str, ...]], dict[str, float]] = {}
@@ -250,20 +249,14 @@ def _from_matrix(sim: Any) -> tuple[float, float]:
     return float(recall), float(precision)
 
 
-def _digest(texts: Sequence[str]) -> bytes:
-    """128 bits of BLAKE2b over the texts, each preceded by its length (so no two sequences of
-    texts share a digest by moving a boundary)."""
-    h = hashlib.blake2b(digest_size=16)
-    for text in texts:
-        data = text.encode("utf-8", "surrogatepass")
-        h.update(len(data).to_bytes(8, "little"))
-        h.update(data)
-    return h.digest()
+def context_key(retrieved: tuple[str, ...], evidence: tuple[str, ...]) -> tuple[int, int, int, int]:
+    """The cache key of a (context lines, evidence texts) pair: the tuples' hashes and lengths.
 
-
-def context_key(retrieved: Sequence[str], evidence: Sequence[str]) -> tuple[bytes, bytes]:
-    """The cache key of a (context lines, evidence texts) pair."""
-    return _digest(retrieved), _digest(evidence)
+    Not the texts (kept as keys, they held every distinct context of a run alive after its records
+    were dropped) and not a digest of the bytes (a 1,900-line context is hashed several times per
+    probe; Python's string hashes are cached on the strings, so this costs a pass over the lines, not
+    over the characters). Two different contexts share a key with odds of about 2^-64 per pair."""
+    return hash(retrieved), len(retrieved), hash(evidence), len(evidence)
 
 
 def _context_scores(retrieved: tuple[str, ...], evidence: tuple[str, ...]) -> tuple[float, float]:
@@ -286,23 +279,20 @@ def _remember(cache: dict, key: Any, value: Any) -> None:
 
 def _prepare_contexts(records: Sequence[ProbeEvent]) -> None:
     """Every record's context scores, one similarity matrix per distinct context."""
-    groups: dict[bytes, tuple[tuple[str, ...], dict[bytes, tuple[str, ...]]]] = {}
+    groups: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
     for p in records:
         evidence = tuple(p.evidence_texts)
         retrieved = tuple(contexts(p))
-        if not (evidence and retrieved and p.answerable):
-            continue
-        key = context_key(retrieved, evidence)
-        if key not in _CONTEXTS:
-            groups.setdefault(key[0], (retrieved, {}))[1][key[1]] = evidence
-    for context_digest, (retrieved, evidences) in groups.items():
+        if evidence and retrieved and p.answerable and context_key(retrieved, evidence) not in _CONTEXTS:
+            groups.setdefault(retrieved, set()).add(evidence)
+    for retrieved, evidences in groups.items():
         lines = list(dict.fromkeys(retrieved))
         row = {line: i for i, line in enumerate(lines)}
-        refs = list(dict.fromkeys(e for ev in evidences.values() for e in ev))
+        refs = list(dict.fromkeys(e for ev in evidences for e in ev))
         col = {e: j for j, e in enumerate(refs)}
         sim = _similarity(lines, refs)[[row[line] for line in retrieved]]  # rows back in context order
-        for evidence_digest, ev in evidences.items():
-            _remember(_CONTEXTS, (context_digest, evidence_digest), _from_matrix(sim[:, [col[e] for e in ev]]))
+        for ev in evidences:
+            _remember(_CONTEXTS, context_key(retrieved, ev), _from_matrix(sim[:, [col[e] for e in ev]]))
 
 
 async def _score_answer(answer: str, refs: tuple[str, ...]) -> dict[str, float]:
