@@ -1,8 +1,9 @@
 """Three per-call costs of DSPy 3.4 that memlab removes without changing a single prompt.
 
 Every role call goes through ``dspy.ChatAdapter``. Profiling the LoCoMo-sized benchmark
-(``benchmarks/locomo_scale_bench.py``, one conversation, every preset) found two costs that
-depend only on a role's *types*, yet were paid again on every call:
+(``benchmarks/locomo_scale_bench.py``, one conversation, every preset) found the first two, and a
+planted-profile run the third: each depends only on a role's signature and types, yet was paid
+again on every call:
 
 - **A signature class per tool call.** With native function calling, ``Adapter._call_preprocess``
   removes a signature's tool fields with two ``Signature.delete`` calls, and each builds a new
