@@ -80,3 +80,42 @@ def test_a_damaged_record_read_lean_is_named_not_a_traceback(run_dir, tmp_path):
     (copy / "probes.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(results_module.DamagedRun, match=r"probes.jsonl:2: damaged record .*field `context`"):
         load_run(copy, lean=True).probes
+
+
+def test_a_stream_read_column_by_column_is_the_frame_of_its_records(run_dir):
+    """``read_frame`` builds the frame the records give (values, dtypes, None vs NaN), without holding
+    a dict per record: every stream of a real run, and the calls' scope flattened as before."""
+    from memlab.runfolder.recorder import read_jsonl
+
+    for name in ("calls", "memory_ops", "turns", "probes", "units", "compressions", "agent_steps"):
+        path = run_dir / f"{name}.jsonl"
+        expected, got = pd.DataFrame(read_jsonl(path)), stream.read_frame(path)
+        pd.testing.assert_frame_equal(expected, got, check_exact=True)
+        for col in expected.columns[expected.dtypes == object]:
+            assert [type(v) for v in expected[col]] == [type(v) for v in got[col]], (name, col)
+    calls = pd.DataFrame(read_jsonl(run_dir / "calls.jsonl"))
+    scope = pd.json_normalize(calls["scope"].tolist())
+    flat = pd.concat([calls.drop(columns=["scope"]), scope.drop(columns=[c for c in scope.columns if c in calls.columns])],
+                     axis=1)
+    pd.testing.assert_frame_equal(flat, stream.read_frame(run_dir / "calls.jsonl", flatten="scope"), check_exact=True)
+
+
+def test_a_stream_with_gaps_a_torn_end_and_a_corrupt_line(tmp_path):
+    """Fields missing from some records are NaN there (as in ``pd.DataFrame(records)``), a late field
+    is padded before it, blank lines are skipped, a torn last line is a write in progress; a corrupt
+    line elsewhere names the file and line, as does a flattened field that is not an object."""
+    from memlab.runfolder.recorder import read_jsonl
+
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"a": 1, "b": "x"}\n\n{"a": 2}\n{"a": 3, "b": "x", "c": [1, 2], "s": {"k": "v", "a": 9}}\n{"a": 4,',
+                    encoding="utf-8")
+    pd.testing.assert_frame_equal(pd.DataFrame(read_jsonl(path)), stream.read_frame(path), check_exact=True)
+    flat = stream.read_frame(path, flatten="s")
+    assert list(flat.columns) == ["a", "b", "c", "k"] and flat["k"].tolist()[2] == "v" and flat["a"].tolist() == [1, 2, 3]
+    assert stream.read_frame(tmp_path / "absent.jsonl").empty
+    path.write_text('{"a": 1}\n{"a": 2,\n{"a": 3}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"s\.jsonl:2: corrupt record"):
+        stream.read_frame(path)
+    path.write_text('{"a": 1, "s": "no"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"s\.jsonl:1: 's' is a str, not an object"):
+        stream.read_frame(path, flatten="s")

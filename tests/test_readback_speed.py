@@ -194,8 +194,9 @@ def test_embed_many_gives_the_vectors_embed_gives():
 
 
 def test_reading_a_run_keeps_answer_vectors_in_its_embedding_cache(tmp_path):
-    """The answers and gold answers embedded while scoring go to the run's embedding cache file,
-    so the next reading of the run embeds none of them."""
+    """The answers and gold answers embedded while scoring go to a cache file beside the run's
+    embedding cache, so the next reading of the run embeds none of them; the run's own cache (every
+    text the runs embedded: hundreds of MB at real length) is neither read whole nor rewritten."""
     import json
 
     from memlab.embeddings import CachedEmbedder, shared_embedder
@@ -218,6 +219,11 @@ def test_reading_a_run_keeps_answer_vectors_in_its_embedding_cache(tmp_path):
                                                  "dataset": "d", "namespace": "n"}) + "\n")
     res = RunResults(run, json.loads((run / "manifest.json").read_text()))
     assert res.probes["ragas_semantic_similarity"].notna().all()
-    fresh = CachedEmbedder(shared_embedder().inner, cache)
+    from memlab.analysis.ragas_metrics import answer_cache_path
+
+    before = cache.stat().st_mtime_ns, cache.read_bytes()
+    fresh = CachedEmbedder(shared_embedder().inner, answer_cache_path(cache))
+    assert answer_cache_path(cache) == str(tmp_path / "emb.answers.npz")
     fresh.embed(["She lives in Porto city now", "Porto city"])
-    assert fresh.misses == 0, "both were saved to the run's cache by the first reading"
+    assert fresh.misses == 0, "both were saved to the answers' cache by the first reading"
+    assert (cache.stat().st_mtime_ns, cache.read_bytes()) == before, "the run's own cache is left as it was"

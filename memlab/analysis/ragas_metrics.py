@@ -120,17 +120,32 @@ def _run(coro: Coroutine[Any, Any, Any]) -> Any:
 
 
 def use_embedding_cache(path: str | os.PathLike | None) -> Any:
-    """Score with the embedding cache at ``path`` (a run's ``embedding_cache``) when that file
-    exists: a LoCoMo-sized run's answers and gold answers are a few thousand texts, and a second
-    reading of the run then embeds none of them. Returns the embedder, whose ``save()`` keeps the
-    new vectors; None (no file) leaves the in-memory cache in place."""
+    """Score with a cache of answer vectors beside the embedding cache at ``path`` (a run's
+    ``embedding_cache``), when that file exists: a LoCoMo-sized run's answers and gold answers are a
+    few thousand texts, and a second reading of the run then embeds none of them. Returns the
+    embedder, whose ``save()`` keeps the new vectors; None (no file) leaves the in-memory cache in
+    place.
+
+    The answers' cache is its own file (:func:`answer_cache_path`), not the run's: that one holds every
+    text the runs embedded (~300 MB after the M suite's run), and reading it whole to find a few
+    thousand answers was a quarter of that run's read-back memory (docs/scale.md); rewriting it after
+    each read was most of the rest of the time scoring took. The vectors are the same model's."""
     from memlab.embeddings import shared_embedder
 
     if not path or not os.path.exists(path):
         return None
     emb = local_embeddings()
-    emb.embedder = shared_embedder(path)
+    emb.embedder = shared_embedder(answer_cache_path(path))
     return emb.embedder
+
+
+def answer_cache_path(path: str | os.PathLike) -> str:
+    """Where the answer vectors of runs whose embedding cache is ``path`` are kept: beside it,
+    ``NAME.answers.npz``."""
+    from pathlib import Path
+
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.answers{p.suffix or '.npz'}"))
 
 
 def local_embeddings() -> Any:

@@ -27,6 +27,7 @@ from memlab.analysis.played_datasets import played_datasets
 from memlab.runfolder.probe_record import ProbeRow
 from memlab.runfolder.records import check_format, read_manifest, upgrade_v1
 from memlab.runfolder.recorder import read_jsonl
+from memlab.analysis.stream import read_frame
 from memlab.analysis.stats import Intervals, cluster_interval, paired_compare
 
 
@@ -51,11 +52,22 @@ class RunResults:
             recs = [upgrade_v1(name, r) for r in recs]
         return recs
 
-    def _stream(self, name: str) -> pd.DataFrame:
-        if name not in self._frames:
-            df = pd.DataFrame(self._records(name))
-            self._frames[name] = self.final_rows(df) if name != "units" else df
-        return self._frames[name]
+    def _stream(self, name: str, *, flatten: str | None = None) -> pd.DataFrame:
+        """A stream's frame, read once, each unit's final attempt (:meth:`final_rows`). Read column by
+        column (:func:`memlab.analysis.stream.read_frame`: no dict per record held, which is what a
+        long run's ``memory_ops`` would cost); a format-1 run's records are upgraded one by one."""
+        key = name if flatten is None else f"{name}_flat"
+        if key not in self._frames:
+            if self.format_version == 1:
+                df = pd.DataFrame(self._records(name))
+                if flatten is not None and not df.empty and flatten in df.columns:
+                    inner = pd.json_normalize(df[flatten].tolist())
+                    df = pd.concat([df.drop(columns=[flatten]), inner.drop(columns=[c for c in inner.columns if c in df.columns])],
+                                   axis=1)
+            else:
+                df = read_frame(self.path / f"{name}.jsonl", flatten=flatten)
+            self._frames[key] = self.final_rows(df) if name != "units" else df
+        return self._frames[key]
 
     def final_rows(self, df: pd.DataFrame) -> pd.DataFrame:
         """The rows of ``df`` (records of one stream, with their ``attempt``) that count: each unit's
@@ -179,14 +191,7 @@ class RunResults:
     def calls(self) -> pd.DataFrame:
         """One row per model call, its scope's fields as columns (built once: a LoCoMo-sized run
         has ~100,000 calls and several tables read them)."""
-        if "calls_flat" not in self._frames:
-            df = self._stream("calls")
-            if not df.empty and "scope" in df.columns:
-                scope = pd.json_normalize(df["scope"].tolist())
-                df = pd.concat([df.drop(columns=["scope"]), scope.drop(columns=[c for c in scope.columns if c in df.columns])],
-                               axis=1)
-            self._frames["calls_flat"] = df
-        return self._frames["calls_flat"]
+        return self._stream("calls", flatten="scope")
 
     @property
     def memory_ops(self) -> pd.DataFrame:

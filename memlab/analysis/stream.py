@@ -130,3 +130,85 @@ def light_rows(res: Any, records: Iterable[tuple[int, int, dict[str, Any]]],
                 progress(len(rows), last)
     flush(True)
     return rows
+
+
+_MISSING = float("nan")
+"""What a record without a field holds in that field's column (as ``pd.DataFrame(records)`` fills it)."""
+INTERN_CHARS = 160
+"""String values up to this length are shared between rows (ids, strategy, namespace, op, reason repeat
+on every row of a stream); longer ones (texts) are kept as read."""
+
+
+def read_frame(path: Path, *, flatten: str | None = None) -> Any:
+    """A record stream as a DataFrame, built column by column while its lines are read.
+
+    The same frame as ``pd.DataFrame(read_jsonl(path))`` (tests/test_lean_readback.py), without its
+    peak: that holds the file's bytes, its decoded text, its lines and a dict per record at once —
+    ~8× the file for ``memory_ops`` of a long run, which is what kept reading the M suite's run back
+    over 2 GB — where this holds a list per column, with each repeated short string once
+    (:data:`INTERN_CHARS`). ``flatten``: a field holding a dict (the calls' ``scope``) whose keys become
+    columns where no top-level field has that name, and the field itself dropped (as
+    ``pd.json_normalize`` of it, concatenated, gives). A blank line is skipped; a last line without its
+    newline that does not parse is a torn write and skipped; a corrupt line elsewhere is an error naming
+    the file and line."""
+    import pandas as pd
+
+    cols: dict[str, list[Any]] = {}
+    inner: dict[str, list[Any]] = {}
+    shared: dict[str, str] = {}
+    rows = 0
+
+    def put(into: dict[str, list[Any]], key: str, value: Any) -> None:
+        col = into.get(key)
+        if col is None:
+            col = into[key] = [_MISSING] * rows
+        elif len(col) < rows:
+            col.extend([_MISSING] * (rows - len(col)))
+        if value.__class__ is str and len(value) <= INTERN_CHARS:
+            value = shared.setdefault(value, value)
+        col.append(value)
+
+    def add(line: bytes, number: int, last: bool) -> None:
+        nonlocal rows
+        if not line.strip():
+            return
+        try:
+            rec = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            try:
+                rec = json.loads(line.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{path}:{number}: not UTF-8 at byte {exc.start} of the line") from None
+            except json.JSONDecodeError as exc:
+                if last:
+                    return  # torn last write from an interrupted run
+                raise ValueError(f"{path}:{number}: corrupt record ({exc.msg})") from None
+        if not isinstance(rec, dict):
+            raise ValueError(f"{path}:{number}: corrupt record (a {type(rec).__name__}, not an object)")
+        for key, value in rec.items():
+            if key == flatten:
+                if value is not None and not isinstance(value, dict):
+                    raise ValueError(f"{path}:{number}: '{flatten}' is a {type(value).__name__}, not an object")
+                for k, v in (value or {}).items():
+                    put(inner, k, v)
+            else:
+                put(cols, key, value)
+        rows += 1
+
+    if path.exists():
+        number = 0
+        with open(path, "rb") as fh:
+            rest = b""
+            while data := fh.read(8 << 20):
+                lines = (rest + data).split(b"\n")
+                rest = lines.pop()
+                for line in lines:
+                    number += 1
+                    add(line, number, False)
+            if rest:
+                add(rest, number + 1, True)
+    for into in (cols, inner):
+        for col in into.values():
+            col.extend([_MISSING] * (rows - len(col)))
+    cols.update({k: v for k, v in inner.items() if k not in cols})
+    return pd.DataFrame(cols) if cols else pd.DataFrame()
