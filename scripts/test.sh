@@ -5,8 +5,17 @@
 # non-zero if any fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Debian chromium for the design report's browser test (no-op when present), installed by apt while pip installs
+# memlab: the two download and unpack at once (neither uses the other's files).
+browser_log=$(mktemp)
+bash scripts/browser.sh > "$browser_log" 2>&1 &
+browser_pid=$!
 bash scripts/install.sh
-bash scripts/browser.sh   # Debian chromium for the design report's browser test (no-op when present)
+browser=0
+wait "$browser_pid" || browser=$?
+cat "$browser_log"
+rm -f "$browser_log"
+if [ "$browser" -ne 0 ]; then echo "scripts/browser.sh failed (exit $browser)" >&2; exit "$browser"; fi
 export LITELLM_LOCAL_MODEL_COST_MAP=True RAGAS_DO_NOT_TRACK=true
 bash scripts/pg.sh start
 export MEMLAB_REQUIRE_POSTGRES=1  # the server is up: a test that needs it fails rather than skips (tests/conftest.py)

@@ -110,9 +110,27 @@ def planted_runs(hashed, dataset, tmp_path_factory) -> dict[str, Path]:
     return _Planted(dataset, tmp_path_factory.mktemp("planted"))
 
 
+class _Estimates(dict):
+    """Each planted run's estimated profile, estimated the first time a test asks for it (an estimate
+    reads and scores the whole run: ~20 CPU s)."""
+
+    def __init__(self, runs: _Planted, embedder) -> None:
+        super().__init__()
+        self.runs, self.embedder = runs, embedder
+
+    def __missing__(self, name: str):
+        self[name] = estimate_profile(self.runs[name], embedder=self.embedder)
+        return self[name]
+
+
+@pytest.fixture(scope="module")
+def estimates(planted_runs, hashed) -> dict:
+    return _Estimates(planted_runs, hashed)
+
+
 @pytest.mark.parametrize("name", list(PLANTED))
-def test_planted_profiles_are_recovered_within_five_points(name, planted_runs, hashed, tmp_path):
-    estimate = estimate_profile(planted_runs[name], embedder=hashed)
+def test_planted_profiles_are_recovered_within_five_points(name, estimates, tmp_path):
+    estimate = estimates[name]
     planted = load_profile(PLANTED[name])
     off = {}
     for knob in KNOBS:
@@ -129,9 +147,9 @@ def test_planted_profiles_are_recovered_within_five_points(name, planted_runs, h
     assert make_model({"provider": "offline", "profile": str(path)}).model_id.endswith(f"+profile-{written.digest()}")
 
 
-def test_a_comparison_under_the_estimated_profile_agrees_with_the_planted_one(planted_runs, hashed, dataset, tmp_path):
+def test_a_comparison_under_the_estimated_profile_agrees_with_the_planted_one(planted_runs, estimates, dataset, tmp_path):
     planted_run = planted_runs["p1"]
-    profile = write_profile(estimate_profile(planted_run, embedder=hashed), tmp_path / "estimated.yaml")
+    profile = write_profile(estimates["p1"], tmp_path / "estimated.yaml")
     projected_run = _play(dataset, tmp_path / "projected", str(profile))
     for metric in ("evidence_recall", "answer_correct"):
         planted = load_run(planted_run).compare("extract", "agent", metrics=[metric], by_category=False).iloc[0]
