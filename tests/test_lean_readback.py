@@ -113,6 +113,11 @@ def test_a_stream_with_gaps_a_torn_end_and_a_corrupt_line(tmp_path):
     flat = stream.read_frame(path, flatten="s")
     assert list(flat.columns) == ["a", "b", "c", "k"] and flat["k"].tolist()[2] == "v" and flat["a"].tolist() == [1, 2, 3]
     assert stream.read_frame(tmp_path / "absent.jsonl").empty
+    path.write_bytes('{"a": 1}\n{"a": "café'.encode()[:-1])  # torn inside a two-byte character
+    assert stream.read_frame(path)["a"].tolist() == [1]
+    path.write_bytes(b'{"a": "\xff"}\n{"a": 2}\n')
+    with pytest.raises(ValueError, match=r"s\.jsonl:1: not UTF-8"):
+        stream.read_frame(path)
     path.write_text('{"a": 1}\n{"a": 2,\n{"a": 3}\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"s\.jsonl:2: corrupt record"):
         stream.read_frame(path)

@@ -177,11 +177,11 @@ def read_frame(path: Path, *, flatten: str | None = None) -> Any:
         except orjson.JSONDecodeError:
             try:
                 rec = json.loads(line.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"{path}:{number}: not UTF-8 at byte {exc.start} of the line") from None
-            except json.JSONDecodeError as exc:
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 if last:
-                    return  # torn last write from an interrupted run
+                    return  # torn last write from an interrupted run (it may end inside a character)
+                if isinstance(exc, UnicodeDecodeError):
+                    raise ValueError(f"{path}:{number}: not UTF-8 at byte {exc.start} of the line") from None
                 raise ValueError(f"{path}:{number}: corrupt record ({exc.msg})") from None
         if not isinstance(rec, dict):
             raise ValueError(f"{path}:{number}: corrupt record (a {type(rec).__name__}, not an object)")
