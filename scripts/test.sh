@@ -18,6 +18,10 @@ rm -f "$browser_log"
 if [ "$browser" -ne 0 ]; then echo "scripts/browser.sh failed (exit $browser)" >&2; exit "$browser"; fi
 export LITELLM_LOCAL_MODEL_COST_MAP=True RAGAS_DO_NOT_TRACK=true
 bash scripts/pg.sh start
+# The project's own modules compiled once (the .pyc files are git-ignored): where PYTHONDONTWRITEBYTECODE is set, as
+# on the CI machines, every process of the suite (two workers, notebook kernels, `memlab` children, Ray and process
+# workers: about a hundred) would compile memlab from source again (~0.3 CPU s each).
+.venv/bin/python -m compileall -q -j 0 memlab tests benchmarks notebooks > /dev/null
 export MEMLAB_REQUIRE_POSTGRES=1  # the server is up: a test that needs it fails rather than skips (tests/conftest.py)
 # The regression gates and the suite-validity checks are separate `memlab` commands that read nothing the tests write:
 # they run beside pytest, not after it, on the CPU time pytest leaves idle (its two workers keep the two cores ~88% busy:
