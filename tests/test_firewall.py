@@ -5,6 +5,7 @@ development data only (docs/offline-model.md, "The evaluation firewall")."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 from pathlib import Path
@@ -61,7 +62,8 @@ def _code_strings(path: Path) -> list[str]:
             and id(n) not in docstrings]
 
 
-def _eval_vocabulary() -> set[str]:
+@functools.cache
+def _eval_vocabulary() -> frozenset[str]:
     """What would give away that the offline model was fitted to evaluation data: the proper nouns the
     suite generator draws from and every gold answer of an evaluation dataset that is a name, a number
     or a phrase (not an everyday lowercase word)."""
@@ -87,7 +89,7 @@ def _eval_vocabulary() -> set[str]:
         for _, probe in load_dataset(path).probes():
             for gold in probe.gold:
                 terms.update(f for f in gold.forms() if re.search(r"[A-Z0-9]|\s", f))
-    return {t for t in terms if len(t) >= 4}
+    return frozenset(t for t in terms if len(t) >= 4)  # cached: both tests read it, and it parses every eval dataset
 
 
 @pytest.mark.slow
