@@ -59,6 +59,9 @@ checks() {
 }
 checks &
 checks_pid=$!
+# bash starts a background job of a script with SIGINT ignored: on Ctrl-C or a CI cancel, stop the whole group
+# (pytest, the checks and their children) rather than leave the checks running.
+trap 'trap - INT TERM; kill 0' INT TERM
 status=0
 # Two workers (pytest-xdist), a test file per worker at a time: module fixtures are built once, a notebook's cells stay
 # in one kernel.
