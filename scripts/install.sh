@@ -4,7 +4,7 @@
 # so it is installed with --no-deps.
 #
 # The installer is uv (from PyPI, into the venv) when it can be had: it resolves to the same releases pip does
-# (pip freeze compared, 2026-11-28) and downloads, unpacks and byte-compiles in parallel: a fresh install took 48 s
+# (pip freeze compared, 2026-11-28) and downloads, unpacks and byte-compiles in parallel: a fresh install took 48-68 s
 # against pip's 105-130 s on 2 cores. Where uv cannot be installed or fails, pip does the same install (MEMLAB_INSTALLER=pip
 # forces it). The .pyc files must exist either way: where PYTHONDONTWRITEBYTECODE is set (as on the CI machines),
 # Python never writes them, and every process of the test suite would compile dspy, pandas, litellm … from source
