@@ -246,6 +246,13 @@ class RunResults:
         return df
 
     @property
+    def probes_recorded(self) -> pd.DataFrame:
+        """The probe rows as recorded (each unit's final attempt, contexts included), without scores: for a
+        reader that needs what was asked, shown and answered but no metric (``memlab profile``), scoring
+        every metric would cost more than reading the run."""
+        return self._stream("probes")
+
+    @property
     def probes(self) -> pd.DataFrame:
         if "probes_scored" not in self._frames and self.lean:
             self._frames["probes_scored"] = self._lean_probes()

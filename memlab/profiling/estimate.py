@@ -79,10 +79,14 @@ def fit_threshold(support: np.ndarray, abstained: np.ndarray) -> tuple[float, fl
     order = np.argsort(support, kind="stable")
     s, a = support[order], abstained[order].astype(bool)
     cuts = np.unique(s)
-    # mismatches if t sits just above cuts[i]: abstentions at or below it are right, answers there wrong
-    below_answered = np.array([np.sum(~a[s <= c]) for c in cuts])
-    above_abstained = np.array([np.sum(a[s > c]) for c in cuts])
-    errors = np.concatenate([[np.sum(a)], below_answered + above_abstained])  # first: t at or below the lowest support
+    # mismatches if t sits just above cuts[i]: abstentions at or below it are right, answers there wrong.
+    # Counted with running sums over the sorted supports (the bootstrap fits a thousand resamples).
+    upto = np.searchsorted(s, cuts, side="right")  # how many supports are <= each cut
+    answered = np.concatenate([[0], np.cumsum(~a)])
+    abstentions = np.concatenate([[0], np.cumsum(a)])
+    below_answered = answered[upto]
+    above_abstained = abstentions[-1] - abstentions[upto]
+    errors = np.concatenate([[abstentions[-1]], below_answered + above_abstained])  # first: t at or below the lowest support
     best = errors.min()
     winners = np.flatnonzero(errors == best)
     # class k (k = 0 … len(cuts)) holds the thresholds in (edges[k], edges[k + 1]]; the first and last

@@ -23,6 +23,7 @@ knob moves (docs/sensitivity.md says what that leaves out).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import defaultdict
 from collections.abc import Iterator
@@ -109,9 +110,11 @@ def _label(conv: Any, turn: Any) -> str:
     return f"{turn.role}: {speaker}" if speaker and speaker != turn.role else turn.role
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def topic(text: str, speaker: str) -> frozenset[str]:
     """The content words that say *what* a statement is about: not its values, not the speaker's or
-    tool's name, not a change cue ("now", "no longer"), not the "reported" of a tool line."""
+    tool's name, not a change cue ("now", "no longer"), not the "reported" of a tool line. Memoised: a
+    function of its arguments alone, asked of every memory again for every fact it might carry."""
     values = analyse(text).values
     drop = ({w for v in values for w in words(v)} | {w.lower() for w in words(speaker)} | content_lemmas(speaker)
             | {"report"} | set(lx.CHANGE_CUES) | set(lx.RETRACTION_VERBS))
@@ -352,7 +355,7 @@ class RunItems:
         stand-in's answerer computes for that context and question, and whether the model abstained."""
         from memlab.offline.answer import abstention_support
 
-        probes = self.res.probes
+        probes = self.res.probes_recorded  # the contexts as shown (a lean read-back leaves them out); no scores needed
         if probes.empty:
             return
         for rec in probes.to_dict("records"):

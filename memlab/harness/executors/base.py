@@ -145,3 +145,39 @@ def longest_first(units: list[Unit]) -> list[Unit]:
     """Hand out the longest units first: with N workers the run then ends when the last long unit
     ends, not when a long unit started last does (completion order never changes a metric)."""
     return sorted(units, key=lambda u: -u.turns)
+
+
+class AffinityQueue:
+    """Hands units to a fixed number of lanes (worker processes) so that the units of one user (a
+    dataset's namespace) stay on one lane.
+
+    A run plays every user once per strategy, and each strategy embeds that user's turns, facts and
+    questions. A worker's embedding cache is its own (spawned processes share no memory, and the
+    cache file is merged only when a worker exits), so when two workers played the same user each
+    embedded its texts: a suite-check of the short suites on a cold cache computed 13,345 vectors
+    for 6,753 distinct texts on two workers. Here a lane claims a whole user and plays that user's units one after another; a lane
+    that runs out of users of its own takes units from the end of the largest user still in play, so the
+    run still ends when the work does (the last users' texts may then be embedded twice). Longest
+    users are claimed first, and a user's longest units come first, as :func:`longest_first` does.
+    Which lane plays a unit never changes its records: a unit is played from a fresh strategy."""
+
+    def __init__(self, units: list[Unit], lanes: int) -> None:
+        groups: dict[tuple[str, str], list[Unit]] = {}
+        for unit in longest_first(units):
+            groups.setdefault((unit.dataset, unit.namespace), []).append(unit)
+        self._open = sorted(groups.values(), key=lambda g: -sum(u.turns for u in g))  # stable: plan order on ties
+        self._owned: list[list[list[Unit]]] = [[] for _ in range(lanes)]
+
+    def next(self, lane: int) -> Unit | None:
+        """The unit ``lane`` plays next, or None when none is left."""
+        for group in self._owned[lane]:
+            if group:
+                return group.pop(0)
+        if self._open:
+            group = self._open.pop(0)
+            self._owned[lane].append(group)
+            return group.pop(0)
+        busiest = max((g for owned in self._owned for g in owned if g), key=lambda g: sum(u.turns for u in g),
+                      default=None)
+        return busiest.pop() if busiest is not None else None
+

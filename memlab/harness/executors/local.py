@@ -21,10 +21,11 @@ import os
 import threading
 from concurrent.futures import Executor as FuturesExecutor
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
 from typing import Any
 
-from memlab.harness.executors.base import OnEnd, Tick, UnitJob, UnitResult, Write, deliver, longest_first, models_manifest, play_buffered
+from memlab.harness.executors.base import (AffinityQueue, OnEnd, Tick, UnitJob, UnitResult, Write, deliver, longest_first,
+                                          models_manifest, play_buffered)
 from memlab.harness.units import Unit, Workbench
 
 ORPHAN_POLL_S = 0.5
@@ -37,9 +38,13 @@ def _drain(futures: dict[Future[UnitResult], Unit], write: Write, tick: Tick, on
 
 
 class ProcessExecutor:
-    """Units in ``workers`` spawned processes, each with its own workbench."""
+    """Units in ``workers`` spawned processes, each with its own workbench. Each process is a lane
+    of its own (a one-process pool) fed by an :class:`~memlab.harness.executors.base.AffinityQueue`,
+    so a user's units stay in the process that has embedded that user's texts."""
 
     name = "processes"
+    DEPTH = 2
+    """Units queued per lane: the next one is waiting while the parent writes the last one's records."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
@@ -54,19 +59,36 @@ class ProcessExecutor:
         if not units:
             return
         workers = min(self.workers, len(units))
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_init_process, initargs=(job, os.getpid()))
+        context = multiprocessing.get_context("spawn")
+        lanes = [ProcessPoolExecutor(1, mp_context=context, initializer=_init_process, initargs=(job, os.getpid()))
+                 for _ in range(workers)]
+        queue = AffinityQueue(units, workers)
+        in_flight: dict[Future[UnitResult], int] = {}
+
+        def feed(lane: int) -> None:
+            unit = queue.next(lane)
+            if unit is not None:
+                in_flight[lanes[lane].submit(_play_in_process, unit)] = lane
+
         finished = False
         try:
             with _blas_threads(max(1, (os.cpu_count() or 1) // workers)):  # workers are spawned on submit
-                futures = {pool.submit(_play_in_process, u): u for u in longest_first(units)}
-            _drain(futures, write, tick, on_end)
+                for _ in range(self.DEPTH):
+                    for lane in range(workers):
+                        feed(lane)
+            while in_flight:
+                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    lane = in_flight.pop(future)
+                    deliver(future.result(), write, tick, on_end)
+                    feed(lane)
             finished = True
         finally:
-            if finished:
-                pool.shutdown(wait=True)  # workers exit normally: their embedding caches are saved
-            else:
-                _terminate(pool)
+            for pool in lanes:
+                if finished:
+                    pool.shutdown(wait=True)  # workers exit normally: their embedding caches are saved
+                else:
+                    _terminate(pool)
 
 
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
