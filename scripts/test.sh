@@ -41,19 +41,21 @@ checks() {
   echo "$devgate" > "$checks_dir/devgate.rc"
   # Suite validity (datasets/README.md, "Suite validity"): a shipped suite that stops detecting a contrast it is
   # documented to detect fails CI.
+  # One worker each: pytest keeps both cores busy, so a second worker process would only add its own start-up and
+  # embed again texts the first one already has (docs/ci_time.md); the checks still end long before pytest.
   local suites=0 short_suites
   short_suites=$(ls datasets/suites/*.yaml | grep -v long_horizon)
   .venv/bin/python -m memlab.cli suite-check datasets/starter.yaml $short_suites datasets/time_tracking.yaml \
-    --expect datasets/suite_check.json --workers 2 --no-progress --output-dir results/suite-check \
+    --expect datasets/suite_check.json --workers 1 --no-progress --output-dir results/suite-check \
     > "$checks_dir/3-suites.log" 2>&1 || suites=$?
   # The long-horizon suites on a slice of users (their first 3: each user is generated on its own, so a slice is the
   # same users): S on every documented contrast, M on the capacity contrast (the one only its length shows; its other
   # contrasts are the S ones at four times the cost); the full-size figures are in datasets/README.md.
   .venv/bin/python -m memlab.cli suite-check datasets/suites/long_horizon_s.yaml \
-    --limit 3 --expect datasets/suite_check_long.json --workers 2 --no-progress --output-dir results/suite-check-long \
+    --limit 3 --expect datasets/suite_check_long.json --workers 1 --no-progress --output-dir results/suite-check-long \
     > "$checks_dir/4-long-s.log" 2>&1 || suites=$?
   .venv/bin/python -m memlab.cli suite-check datasets/suites/long_horizon_m.yaml --contrast capacity \
-    --limit 3 --expect datasets/suite_check_long.json --workers 2 --no-progress --output-dir results/suite-check-long \
+    --limit 3 --expect datasets/suite_check_long.json --workers 1 --no-progress --output-dir results/suite-check-long \
     > "$checks_dir/5-long-m.log" 2>&1 || suites=$?
   echo "$suites" > "$checks_dir/suites.rc"
 }

@@ -219,13 +219,13 @@ def explain_probe(record: ProbeRow, names: Sequence[str] | None = None) -> dict[
             if s.value is not None and s.explanation}
 
 
-def score_values(records: Sequence[ProbeRow]) -> list[dict[str, Value]]:
-    """Every metric's value for every record (the tables' path: no explanation is made), after each
-    metric's ``prepare`` saw them all (once per distinct hook): the values :func:`score_probe` gives,
-    with repeated work done once."""
+def score_values(records: Sequence[ProbeRow], names: Sequence[str] | None = None) -> list[dict[str, Value]]:
+    """Every metric's (or ``names``') value for every record (the tables' path: no explanation is
+    made), after each metric's ``prepare`` saw them all (once per distinct hook): the values
+    :func:`score_probe` gives, with repeated work done once."""
     events = [r.event for r in records]
     hooks: list[Callable[[Sequence[ProbeEvent]], None]] = []
-    metrics = [METRICS.get(name) for name in METRICS.names()]
+    metrics = [METRICS.get(name) for name in names or METRICS.names()]
     for m in metrics:
         if m.prepare is not None and m.prepare not in hooks:
             hooks.append(m.prepare)

@@ -41,6 +41,15 @@ class RunResults:
     """Probe rows without their heavy fields (contexts; :data:`memlab.analysis.stream.HEAVY`), each with
     where its whole record is (``_off``/``_len``; :meth:`record`): how a run at real length is read
     back in bounded memory. ``load_run`` sets it for a large ``probes.jsonl``."""
+    only_metrics: tuple[str, ...] | None = None
+    """The metrics this read-back scores (None: every registered one). A reader that needs one metric
+    (``memlab suite-check``: string recall) then neither embeds every answer nor imports ragas for the
+    metrics it never reads; the probe frame holds only these metrics' columns."""
+
+    @property
+    def metric_names(self) -> list[str]:
+        """The metrics the probe frame holds: :attr:`only_metrics`, else every registered one."""
+        return list(self.only_metrics) if self.only_metrics is not None else METRICS.names()
 
     @cached_property
     def format_version(self) -> int:
@@ -99,11 +108,13 @@ class RunResults:
         with the new vectors unless ``save_cache`` is False (a caller scoring a run in batches
         saves it once, with the last)."""
         self.fill_ceilings(records)
-        cache = self._embedding_cache()
-        scores = pd.DataFrame(score_values([ProbeRow.from_row(r) for r in records]), columns=METRICS.names())
+        names = self.metric_names
+        # the answers' embedding cache serves the metrics that score in bulk (ragas's), and opening it imports ragas
+        cache = self._embedding_cache() if any(METRICS.get(n).prepare is not None for n in names) else None
+        scores = pd.DataFrame(score_values([ProbeRow.from_row(r) for r in records], names), columns=names)
         if cache is not None and save_cache:
             cache.save()
-        means = [n for n in METRICS.names() if METRICS.get(n).aggregation == "mean"]
+        means = [n for n in names if METRICS.get(n).aggregation == "mean"]
         scores[means] = scores[means].astype(float)  # a level column (proportions) stays text
         return scores
 
@@ -240,7 +251,7 @@ class RunResults:
             check_probe_types(path.parent, pd.DataFrame(self._records("probes")), lambda: self._records("probes"))
             raise
         df = self.final_rows(pd.DataFrame(rows))
-        means = [n for n in METRICS.names() if METRICS.get(n).aggregation == "mean" and n in df.columns]
+        means = [n for n in self.metric_names if METRICS.get(n).aggregation == "mean" and n in df.columns]
         df[means] = df[means].astype(float)  # as score() gives them (light rows carry None for a missing value)
         check_probe_types(self.path, df, lambda: self._records("probes"))
         return df
@@ -442,9 +453,9 @@ class RunResults:
             cols: dict[str, np.ndarray] = {}
             if not probes.empty:
                 records: list[Any] = []
-                if any(METRICS.get(n).ceiling is not None for n in METRICS.names()):
+                if any(METRICS.get(n).ceiling is not None for n in self.metric_names):
                     records = [ProbeRow.from_row(r).event for r in probes.to_dict("records")]
-                for name in METRICS.names():
+                for name in self.metric_names:
                     m = METRICS.get(name)
                     values = [None if isinstance(v, float) and np.isnan(v) else v for v in probes[name].tolist()]
                     # without a ceiling every probe can be a hit (Metric.can_hit): no call per probe
@@ -751,10 +762,11 @@ def paired_rows(frame: pd.DataFrame, a: str, b: str, key: list[str]) -> tuple[pd
     return pa.loc[common], pb.loc[common], common
 
 
-def load_run(path: str | Path, *, lean: bool | None = None) -> RunResults:
+def load_run(path: str | Path, *, lean: bool | None = None, metrics: list[str] | None = None) -> RunResults:
     """A run folder's results. ``lean``: probe rows without their contexts (:attr:`RunResults.lean`);
     None: lean when ``probes.jsonl`` is at least :data:`memlab.analysis.stream.LEAN_BYTES` (a run at
-    real length, whose contexts would not fit in memory as a frame)."""
+    real length, whose contexts would not fit in memory as a frame). ``metrics``: score only these
+    (:attr:`RunResults.only_metrics`; an unknown name fails with the names it may have meant)."""
     from memlab.analysis.stream import LEAN_BYTES
 
     path = Path(path)
@@ -765,7 +777,8 @@ def load_run(path: str | Path, *, lean: bool | None = None) -> RunResults:
     if lean is None:
         probes = path / "probes.jsonl"
         lean = probes.exists() and probes.stat().st_size >= LEAN_BYTES
-    res = RunResults(path, manifest, lean=lean)
+    only = tuple(check_metric_names(metrics, "metrics")) if metrics is not None else None
+    res = RunResults(path, manifest, lean=lean, only_metrics=only)
     res.format_version  # refuse a newer format now, not at the first table
     return res
 

@@ -180,7 +180,7 @@ def score(run_dir: str | Path, dataset: str | None = None, n_boot: int = 2000,
     from memlab.analysis.results import load_run
     from memlab.analysis.stats import Intervals, paired_compare
 
-    res = load_run(run_dir)
+    res = load_run(run_dir, metrics=[METRIC])  # the contrasts read string recall alone
     probes = res.probes
     out = []
     if probes.empty:  # every unit failed: nothing was answered, nothing to compare
