@@ -11,7 +11,7 @@
 # again (measured: +110 s of tests) — uv's --compile-bytecode, or pip's --no-compile followed by compileall on every
 # core. MEMLAB_BYTECODE=lazy skips that step, for a caller that lets Python write each .pyc at its first import
 # instead (scripts/test.sh: compiling all 28,000 modules took 45 s of the install's 58 on 2 cores, and the test
-# suite imports a sixth of them).
+# suite imports about 7,900 of them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}

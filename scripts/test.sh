@@ -13,7 +13,7 @@ browser_pid=$!
 # Python writes each module's .pyc the first time a process imports it, here even where PYTHONDONTWRITEBYTECODE is set
 # (as on the CI machines; the .pyc files land in .venv and in git-ignored __pycache__ folders). So the install skips
 # byte-compiling every installed module (MEMLAB_BYTECODE=lazy: 45 s of a 58 s install on 2 cores, for 28,000 files
-# of which the suite imports about a sixth), and no process compiles a module another one already has.
+# of which the suite imports about 7,900), and no process compiles a module another one already has.
 unset PYTHONDONTWRITEBYTECODE
 MEMLAB_BYTECODE=lazy bash scripts/install.sh
 browser=0
