@@ -154,9 +154,11 @@ def test_a_comparison_under_the_estimated_profile_agrees_with_the_planted_one(pl
     planted_run = planted_runs["p1"]
     profile = write_profile(estimates["p1"], tmp_path / "estimated.yaml")
     projected_run = _play(dataset, tmp_path / "projected", str(profile))
-    for metric in ("evidence_recall", "answer_correct"):
-        planted = load_run(planted_run).compare("extract", "agent", metrics=[metric], by_category=False).iloc[0]
-        projected = load_run(projected_run).compare("extract", "agent", metrics=[metric], by_category=False).iloc[0]
+    metrics = ["evidence_recall", "answer_correct"]
+    planted_res, projected_res = load_run(planted_run, metrics=metrics), load_run(projected_run, metrics=metrics)
+    for metric in metrics:
+        planted = planted_res.compare("extract", "agent", metrics=[metric], by_category=False).iloc[0]
+        projected = projected_res.compare("extract", "agent", metrics=[metric], by_category=False).iloc[0]
         assert planted["ci_low"] <= projected["diff"] <= planted["ci_high"], (
             f"{metric}: extract − agent at the planted profile {planted['diff']:+.3f} "
             f"[{planted['ci_low']:+.3f}, {planted['ci_high']:+.3f}], at the estimated one {projected['diff']:+.3f}")
