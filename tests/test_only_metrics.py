@@ -38,6 +38,13 @@ def test_the_chosen_metrics_have_the_full_read_backs_values_and_no_other_column(
     assert only["evidence_recall"].notna().any()
 
 
+def test_the_summary_of_a_narrowed_read_back_shows_the_chosen_metrics(run_dir):
+    summary = load_run(run_dir, metrics=["evidence_recall"]).summary()
+    full = load_run(run_dir).summary()
+    assert "evidence_recall" in summary.columns and "content_recall" not in summary.columns
+    pd.testing.assert_series_equal(summary["evidence_recall"], full["evidence_recall"])
+
+
 def test_an_unknown_metric_is_refused_with_what_it_may_have_meant(run_dir):
     with pytest.raises(ValueError, match="evidence_recall"):
         load_run(run_dir, metrics=["evidence_recal"])

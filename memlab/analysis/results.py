@@ -441,9 +441,11 @@ class RunResults:
         return out
 
     def headline_metrics(self) -> list[str]:
-        """The metrics the run's config chose (``metrics:``), else every registered one."""
+        """The metrics the run's config chose (``metrics:``), else every registered one; of those, the ones
+        this read-back scores (:attr:`only_metrics`)."""
         chosen = (self.manifest.get("config") or {}).get("metrics")
-        return check_metric_names(chosen, "config.metrics") if chosen else METRICS.names()
+        names = check_metric_names(chosen, "config.metrics") if chosen else METRICS.names()
+        return [n for n in names if n in self.metric_names] if self.only_metrics is not None else names
 
     def _scored(self) -> pd.DataFrame:
         """Per probe: every reported column's number (a mean's value, a level's indicator) and
