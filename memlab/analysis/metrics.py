@@ -21,7 +21,7 @@ from memlab.runfolder.probe_record import ProbeEvent, ProbeRow
 from memlab.scoring import any_gold_form, contains, gold_present, is_abstention, token_f1
 from memlab.scoring.explain import explain_carried, explain_presence, explain_sources
 
-from memlab.scoring.metric_registry import (METRICS, OFFLINE_ANSWER_WARNING, Aggregation, Metric, Score,  # noqa: F401
+from memlab.scoring.metric_registry import (METRICS, NOT_ANSWERED, OFFLINE_ANSWER_WARNING, Aggregation, Metric, Score,  # noqa: F401
                                             Value, answer_columns, check_metric_names, metric)
 
 NOT_APPLICABLE = Score(None)
@@ -202,7 +202,9 @@ def forbidden_leak(p: ProbeEvent) -> Score:
 
 @metric("errored", "the probe could not be answered (model failure after retries)", higher_is_better=False)
 def errored(p: ProbeEvent) -> Score:
-    return Score(1.0, _no_answer(p)) if p.error else Score(0.0, "answered")
+    if p.error:
+        return Score(1.0, _no_answer(p))
+    return Score(0.0, "answered" if p.answered else "no failure; " + NOT_ANSWERED)
 
 
 def score_probe(record: ProbeRow, names: Sequence[str] | None = None) -> dict[str, Score]:

@@ -243,7 +243,10 @@ def _play_and_score(datasets: list[str], chosen: list[Contrast], base: Path, wor
     config = validate_config({
         "name": "suite-check", "datasets": [str(p) for p in datasets], "model": {"provider": "offline"},
         "strategies": strategies(chosen), "limit_conversations": limit_users, "output_dir": str(base),
-        "executor": {"type": "auto", "workers": workers}, "metrics": [METRIC]}, "suite-check")
+        "executor": {"type": "auto", "workers": workers}, "metrics": [METRIC],
+        # the contrasts read what reached the context (string recall), never an answer: a retrieval-only run
+        # (the answerer's calls were ~60% of a check's CPU, most of it embedding every context line)
+        "answer_probes": False}, "suite-check")
     runner = Runner(config, progress=progress)
     empty = [path for path, ds in runner.datasets if not ds.probes()]
     if empty:  # nothing to detect anything with: say so before playing a single turn

@@ -203,6 +203,12 @@ class RunConfig(BaseModel):
         "(under-covers below ~30 users; kept to reproduce older numbers).")
     metrics: list[str] | None = Field(
         default=None, description="Headline metrics to print and export (names from `memlab components`); None: all.")
+    answer_probes: bool = Field(
+        default=True, description="False: a retrieval-only run. Every probe's context is assembled as usual (an agent "
+        "still searches its memory) and recorded, but the answerer is not called: the context metrics (evidence, "
+        "provenance and content recall, update_context, ragas context metrics) are scored, the metrics that score "
+        "the answer are not applicable, and naming one in `metrics:` or `gate.metrics`, or configuring a judge, is "
+        "refused. For comparisons of what memories reach the prompt, at none of the answer calls' cost.")
     embedding_cache: str | None = Field(default=".memlab/embeddings.npz", description="Persistent embedding cache (None: in memory).")
     output_dir: str = "results"
     executor: ExecutorSpec = Field(default_factory=ExecutorSpec, description="Serial, parallel or Ray execution of units.")
@@ -263,6 +269,25 @@ class RunConfig(BaseModel):
             raise ValueError(f"{' and '.join(given)}: resamples are used only by `intervals: bootstrap`; this run's "
                              f"intervals are {self.intervals} (cluster-robust t, no resampling), so the count would "
                              "change nothing. Remove it, or set `intervals: bootstrap`")
+        return self
+
+    @model_validator(mode="after")
+    def _answers_when_scored(self) -> RunConfig:
+        """A retrieval-only run (``answer_probes: false``) records no answers: a metric, a gated column or a
+        judge that needs them would read as measured while nothing was — refused here, not reported empty."""
+        if self.answer_probes:
+            return self
+        from memlab.scoring.metric_registry import METRICS
+
+        known = set(METRICS.names())  # a gate column may be a cost column (context_tokens), not a metric
+        asked = {n.split(".")[0] for n in [*(self.metrics or ()), *(self.gate.metrics or {})]} & known
+        on_answer = sorted(n for n in asked if METRICS.get(n).scores_answer)
+        if on_answer:
+            raise ValueError(f"answer_probes: false records no answers, so {', '.join(on_answer)} (scoring the answer) "
+                             "cannot be measured; remove it, or answer the probes")
+        if self.judge_spec() is not None:
+            raise ValueError("answer_probes: false records no answers for a judge to judge; remove `judge:`, or "
+                             "answer the probes")
         return self
 
     @model_validator(mode="after")

@@ -99,7 +99,7 @@ class Workbench:
         models = {"default": model_for(config.model), **{p: model_for(s) for p, s in specs.items()}}
         judge_spec = config.judge_spec()
         self.judge_model = model_for(judge_spec) if judge_spec else None
-        self.roles = MemoryRoles(models)
+        self.roles = MemoryRoles(models, answering=config.answer_probes)
         self.strategies: dict[str, Any] = {}
         self._events: dict[tuple[str, str], list[TurnEvent]] = {}
         self._user_evidence: dict[tuple[str, str], set[str]] = {}
@@ -298,7 +298,7 @@ class UnitPlayer:
             **self._said.age(probe.evidence, where["thread"]), asked_at=now.isoformat(),
             context=text, context_tokens=count_tokens(text), context_lines=sum(len(sec.lines) for sec in ctx.sections),
             context_items=self._items(ctx), context_source_turn_ids=sorted(sources), answer=result.answer,
-            error=result.error, judge=judge, ragas_llm=ragas_llm,
+            answered=result.answered, error=result.error, judge=judge, ragas_llm=ragas_llm,
             retrieval_latency_s=round(ctx.retrieval_latency_s, 6), retrieval_total_s=round(ctx.retrieval_total_s, 6),
             answer_latency_s=round(result.latency_s, 5), agent_steps=len(result.agent_steps),
             survival=[s.model_dump() for s in tracker.survival(probe, event.invocation, sources, gold)])

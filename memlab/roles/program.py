@@ -267,8 +267,12 @@ class MemoryRoles(dspy.Module):
     not listed use ``default``. The judge is not one of them: judging is a pass over the recorded
     answers after the units (:mod:`memlab.judging`), never a role a strategy holds."""
 
-    def __init__(self, models: dict[str, ChatModel] | ChatModel, *, native_tools: bool = True) -> None:
+    def __init__(self, models: dict[str, ChatModel] | ChatModel, *, native_tools: bool = True,
+                 answering: bool = True) -> None:
         super().__init__()
+        self.answering = answering
+        """False in a retrieval-only run (``answer_probes: false``): a strategy assembles each probe's
+        context as usual, but the answer role is not called (:func:`memlab.strategies.answer.modes.answer_from_context`)."""
         if not isinstance(models, dict):
             models = {"default": models}
         self.models = models

@@ -81,6 +81,9 @@ class ProbeEvent:
     """None: not recorded (runs from before context items); the writer always records them."""
     context_source_turn_ids: Sequence[str] = ()
     answer: str | None = None
+    answered: bool = True
+    """False in a retrieval-only run (``answer_probes: false``): no answer was asked for, so every
+    metric that scores the answer is not applicable (:meth:`memlab.scoring.metric_registry.Metric.score`)."""
     error: str | None = None
     judge: Mapping[str, Any] | None = None
     ragas_llm: Mapping[str, Any] | None = None

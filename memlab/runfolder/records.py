@@ -138,6 +138,8 @@ class ProbeRecord(Record):
     context_items: list[ContextItem] = Field(default_factory=list)
     context_source_turn_ids: list[str] = Field(default_factory=list)
     answer: str | None = None
+    answered: bool = True
+    """False in a retrieval-only run (``answer_probes: false``): the answerer was not asked."""
     error: str | None = None
     judge: dict[str, Any] | None = None
     ragas_llm: dict[str, Any] | None = None

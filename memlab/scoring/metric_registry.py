@@ -24,6 +24,7 @@ DEFINITIONS = "memlab.analysis.metrics"
 
 
 Value = float | str | None
+NOT_ANSWERED = "not answered: a retrieval-only run (answer_probes: false) assembles the context and asks no answer"
 Aggregation = Literal["mean", "proportions"]
 
 
@@ -91,12 +92,17 @@ class Metric:
 
     def score(self, p: ProbeEvent) -> Score:
         """The probe's value and explanation (a function returning a bare value, a plugin's, gives a
-        score with no explanation)."""
+        score with no explanation). A metric that scores the answer does not apply to a probe that was
+        not answered (a retrieval-only run): checked here, so no metric function has to."""
+        if self.scores_answer and not p.answered:
+            return Score(None, NOT_ANSWERED)
         out = self.fn(p)
         return out if isinstance(out, Score) else Score(out)
 
     def value(self, p: ProbeEvent) -> Value:
         """The probe's value alone (the explanation, a closure, is never made)."""
+        if self.scores_answer and not p.answered:
+            return None
         out = self.fn(p)
         return out.value if isinstance(out, Score) else out
 

@@ -149,6 +149,9 @@ class Answer:
     error: str | None = None
     agent_steps: list[AgentStep] = field(default_factory=list)
     latency_s: float = 0.0
+    answered: bool = True
+    """False in a retrieval-only run (``answer_probes: false``): the context was assembled, the answerer
+    was not called, so ``answer`` is None without a failure."""
 
 
 class Strategy(Protocol):

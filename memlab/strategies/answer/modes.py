@@ -110,9 +110,13 @@ class ToolAnswer(Component):
 
 def answer_from_context(roles: Any, ctx: MemoryContext, question: str, now: datetime) -> Answer:
     """The run's answerer over an assembled context: what every non-agent strategy answers with
-    (composed or another type), so all of a comparison's strategies share one answerer."""
+    (composed or another type), so all of a comparison's strategies share one answerer. In a
+    retrieval-only run (``answer_probes: false``) the context is returned unanswered: every step
+    that builds it (an agent's searches included) has run, the answer role is not called."""
     from memlab.roles.program import RoleFailure
 
+    if not getattr(roles, "answering", True):
+        return Answer(ctx, None, answered=False)
     t0 = time.perf_counter()
     try:
         out = roles.answer(context=ctx.text or "(no memory)", question=question, date=now.date().isoformat())
