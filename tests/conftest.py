@@ -17,13 +17,17 @@ SLOW_DATA = ("long_horizon_s", "long_horizon_m")
 take seconds to tens of seconds to read and play, so a test parametrised over one is ``slow``."""
 
 
-LONGEST_FIRST = ("test_profile_estimate.py", "test_parallel.py", "test_view_browser.py", "test_per_turn_cost.py",
-                 "test_view.py", "test_notebooks.py", "test_html_report.py", "test_sensitivity.py", "test_ceiling.py",
-                 "test_crash_consistency.py", "test_ci_examples.py", "test_run_copies.py", "test_linear_memory.py",
-                 "test_behaviour_identity.py", "test_reliability.py", "test_ragas_metrics.py")
-"""Test files that take the longest (a minute or more of a worker, measured), run first: scripts/test.sh
-gives whole files to two workers (pytest-xdist ``--dist loadfile``) in collection order, and a long file
-handed out last would leave the other worker idle while it runs."""
+LONGEST_FIRST = ("test_profile_estimate.py", "test_parallel.py", "test_html_report.py", "test_view.py",
+                 "test_ceiling.py", "test_per_turn_cost.py", "test_view_browser.py", "test_store_contract.py",
+                 "test_runner.py", "test_reliability.py", "02_compare_strategies_and_presets.ipynb", "test_ci_examples.py",
+                 "test_notebooks.py", "test_crash_consistency.py", "test_sensitivity.py", "test_run_copies.py",
+                 "test_behaviour_identity.py", "test_firewall.py", "01_quickstart.ipynb",
+                 "06_history_length_break_even.ipynb", "test_capacity_and_scaling.py", "test_datasets.py")
+"""Test files (and notebooks) that take the longest, run first, in this order: 20-140 s of a worker each in a
+full run (``--durations=0``, 2026-11-29). scripts/test.sh gives whole files to two workers (pytest-xdist
+``--dist loadfile``, with ``--no-loadscope-reorder``: xdist otherwise re-sorts files by their number of tests,
+which put these few-test files last) in collection order, and a long file handed out last would leave the
+other worker idle while it runs."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

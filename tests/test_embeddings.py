@@ -155,3 +155,50 @@ def test_caches_with_different_files_share_one_model(tmp_path):
     b = shared_embedder(None)
     assert a is not b and a.inner is b.inner
     assert a.embed(["one model"]).tobytes() == b.embed(["one model"]).tobytes()
+
+
+class _Counting:
+    """The real MiniLM, counting the texts it is asked to embed."""
+
+    model_id, dim = "counting", 384
+
+    def __init__(self):
+        self.inner = shared_embedder().inner
+        self.seen = []
+
+    def embed(self, texts):
+        self.seen.extend(texts)
+        return self.inner.embed(texts)
+
+
+def test_a_cache_copies_what_another_cache_of_the_process_holds(tmp_path):
+    """Each run has its own cache file, but a process that plays several (a notebook, a test worker) holds
+    them all: a text one of them has is copied, not computed again — the same vector, saved with this cache."""
+    inner, caches = _Counting(), []
+    a = CachedEmbedder(inner, tmp_path / "a.npz", peers=lambda: caches)
+    b = CachedEmbedder(inner, tmp_path / "b.npz", peers=lambda: caches)
+    caches += [a, b]
+    first = a.embed(["alpha", "beta"])
+    second = b.embed(["beta", "gamma"])
+    assert inner.seen == ["alpha", "beta", "gamma"]
+    assert np.array_equal(first[1], second[0]) and b.misses == 2 and b.hits == 0
+    b.embed_many(["alpha", "delta"])
+    assert inner.seen == ["alpha", "beta", "gamma", "delta"] and b.misses == 4
+    b.save()
+    assert CachedEmbedder(inner, tmp_path / "b.npz").embed(["alpha", "beta", "gamma", "delta"]).shape == (4, 384)
+    assert inner.seen == ["alpha", "beta", "gamma", "delta"], "the copied vectors were saved with b's file"
+    # a cache of another model (or implementation) never answers for this one
+    other_inner = _Counting()
+    other_inner.model_id = "other"
+    other = CachedEmbedder(other_inner, None, peers=lambda: caches)
+    caches.append(other)
+    other.embed(["alpha"])
+    assert other_inner.seen == ["alpha"]
+
+
+def test_the_shared_caches_of_a_process_are_peers(tmp_path):
+    one, two = shared_embedder(tmp_path / "one.npz"), shared_embedder(tmp_path / "two.npz")
+    vec = one.embed(["a text only these two caches see"])
+    assert two.peers is not None and one in two.peers()
+    assert two._from_peers(["a text only these two caches see"]) == []
+    assert np.array_equal(two.embed(["a text only these two caches see"]), vec)

@@ -19,7 +19,7 @@ import hashlib
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 
@@ -34,8 +34,13 @@ class CachedEmbedder:
     Thread-safe; the persisted file is rewritten atomically by :meth:`save`.
     """
 
-    def __init__(self, inner: Embedder, path: str | Path | None = None) -> None:
+    def __init__(self, inner: Embedder, path: str | Path | None = None,
+                 peers: Callable[[], Iterable[CachedEmbedder]] | None = None) -> None:
         self.inner = inner
+        self.peers = peers
+        """The process's other caches (:func:`shared_embedder`'s): a text one of them holds is copied from it
+        instead of computed again. A process that plays several runs, each with its own cache file (a
+        notebook, a test worker, ``memlab sensitivity``), embeds each distinct text once."""
         self.model_id = inner.model_id
         self.dim = inner.dim
         # vectors of the numpy and onnxruntime passes differ in the 7th digit: a cache filled by one
@@ -82,6 +87,7 @@ class CachedEmbedder:
             missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in self._cache))
             self.hits += len(texts) - len(missing)
             self.misses += len(missing)
+        missing = self._from_peers(missing)
         if missing:
             vecs = self.inner.embed(missing)
             with self._lock:
@@ -99,6 +105,9 @@ class CachedEmbedder:
         gold answers of a LoCoMo-sized run, scored when it is read back)."""
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if self.key(t) not in self._cache))
+        copied = len(missing)
+        missing = self._from_peers(missing)
+        self.misses += copied - len(missing)
         workers = max(1, min(workers or min(os.cpu_count() or 1, 4), len(missing) // 64))
         if workers == 1:
             if missing:
@@ -114,6 +123,26 @@ class CachedEmbedder:
                 for t, v in zip(chunk, vecs, strict=True):
                     self._cache[self.key(t)] = v
             self.misses += len(missing)
+
+    def _from_peers(self, missing: list[str]) -> list[str]:
+        """Copy into this cache the vectors of ``missing`` that another cache of the process already holds
+        (same model and implementation, so the same key and the same vector: a text's vector depends on
+        the text alone); returns the texts none holds. Counted as misses of this cache all the same."""
+        if not missing or self.peers is None:
+            return missing
+        others = [p for p in self.peers() if p is not self and p._key_prefix == self._key_prefix and p._cache]
+        if not others:
+            return missing
+        left = []
+        for t in missing:
+            k = self.key(t)
+            v = next((v for p in others if (v := p._cache.get(k)) is not None), None)
+            if v is None:
+                left.append(t)
+            else:
+                with self._lock:
+                    self._cache[k] = v
+        return left
 
     def save(self) -> None:
         """Write the cache, merged with whatever another process saved to the same file meanwhile.
@@ -167,8 +196,13 @@ def shared_embedder(cache_path: str | Path | None = None) -> CachedEmbedder:
             # one model per process, whatever the cache: a run's embedder and the scorer's
             # (ragas semantic similarity, no cache file) must not load the weights twice
             inner = next(iter(_shared.values())).inner if _shared else _best_embedder()
-            _shared[key] = CachedEmbedder(inner, cache_path)
+            _shared[key] = CachedEmbedder(inner, cache_path, peers=_every_shared)
         return _shared[key]
+
+
+def _every_shared() -> list[CachedEmbedder]:
+    with _shared_lock:
+        return list(_shared.values())
 
 
 def embedder_implementation() -> str:
