@@ -67,9 +67,9 @@ checks_pid=$!
 trap 'trap - INT TERM; kill 0' INT TERM
 status=0
 # Two workers (pytest-xdist), a test file per worker at a time: module fixtures are built once, a notebook's cells stay
-# in one kernel. The longest files go first (tests/conftest.py, LONGEST_FIRST); --no-loadscope-reorder keeps that
-# order (xdist would re-sort the files by their number of tests, and hand the long few-test files out last).
-.venv/bin/python -m pytest -q --nbval-lax -n 2 --dist loadfile --no-loadscope-reorder tests notebooks "$@" || status=$?
+# in one kernel. xdist hands the files out in its own order (most tests first): handing the longest first was slower
+# (tests/conftest.py, docs/ci_time.md).
+.venv/bin/python -m pytest -q --nbval-lax -n 2 --dist loadfile tests notebooks "$@" || status=$?
 wait "$checks_pid" || true
 for log in "$checks_dir"/*.log; do echo "== ${log##*/}"; cat "$log"; done
 rc() { cat "$checks_dir/$1.rc" 2>/dev/null || echo 1; }

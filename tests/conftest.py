@@ -17,26 +17,17 @@ SLOW_DATA = ("long_horizon_s", "long_horizon_m")
 take seconds to tens of seconds to read and play, so a test parametrised over one is ``slow``."""
 
 
-LONGEST_FIRST = ("test_profile_estimate.py", "test_parallel.py", "test_html_report.py", "test_view.py",
-                 "test_ceiling.py", "test_per_turn_cost.py", "test_view_browser.py", "test_store_contract.py",
-                 "test_runner.py", "test_reliability.py", "02_compare_strategies_and_presets.ipynb", "test_ci_examples.py",
-                 "test_notebooks.py", "test_crash_consistency.py", "test_sensitivity.py", "test_run_copies.py",
-                 "test_behaviour_identity.py", "test_firewall.py", "01_quickstart.ipynb",
-                 "06_history_length_break_even.ipynb", "test_capacity_and_scaling.py", "test_datasets.py")
-"""Test files (and notebooks) that take the longest, run first, in this order: 20-140 s of a worker each in a
-full run (``--durations=0``, 2026-11-29). scripts/test.sh gives whole files to two workers (pytest-xdist
-``--dist loadfile``, with ``--no-loadscope-reorder``: xdist otherwise re-sorts files by their number of tests,
-which put these few-test files last) in collection order, and a long file handed out last would leave the
-other worker idle while it runs."""
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test that uses the ``postgres`` fixture is marked ``postgres`` (``-m "not postgres"`` leaves
     it out), however it came to use it; a test parametrised over a :data:`SLOW_DATA` dataset is
-    marked ``slow``. The fast tier is ``pytest -m "not slow and not postgres"``. The files of
-    :data:`LONGEST_FIRST` are put first, in that order (the rest keep theirs)."""
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's tests keep their order
+    marked ``slow``. The fast tier is ``pytest -m "not slow and not postgres"``.
+
+    The files keep their collection order: scripts/test.sh lets pytest-xdist hand them out by their number of
+    tests (its ``--loadscope-reorder`` default). Handing the longest files out first instead (the order of a
+    measured ranking, with ``--no-loadscope-reorder``) was measured slower on a clean clone, 739 s against 559 s
+    (2026-11-29, docs/ci_time.md): the long files are also the ones that start servers and worker processes,
+    and started together with the gates and suite checks they most likely only competed for the two cores (one
+    run each; the machine's speed, checked with the same micro-benchmark, was the same for both)."""
     for item in items:
         if "postgres" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.postgres)
