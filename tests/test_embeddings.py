@@ -30,19 +30,22 @@ def test_batching_by_length_does_not_change_vectors():
     assert np.abs(one_by_one - batched).max() < 1e-5
 
 
+class _Counting:
+    """The real MiniLM, counting the texts it is asked to embed."""
+
+    model_id, dim = "counting", 384
+
+    def __init__(self):
+        self.inner = shared_embedder().inner
+        self.seen = []
+
+    def embed(self, texts):
+        self.seen.extend(texts)
+        return self.inner.embed(texts)
+
+
 def test_cache_is_content_addressed_and_persists(tmp_path):
-    class CountingEmbedder:
-        model_id, dim = "counting", 384
-
-        def __init__(self):
-            self.inner = shared_embedder().inner
-            self.seen = []
-
-        def embed(self, texts):
-            self.seen.extend(texts)
-            return self.inner.embed(texts)
-
-    inner = CountingEmbedder()
+    inner = _Counting()
     path = tmp_path / "cache.npz"
     c = CachedEmbedder(inner, path)
     a = c.embed(["alpha", "beta", "alpha"])
@@ -155,20 +158,6 @@ def test_caches_with_different_files_share_one_model(tmp_path):
     b = shared_embedder(None)
     assert a is not b and a.inner is b.inner
     assert a.embed(["one model"]).tobytes() == b.embed(["one model"]).tobytes()
-
-
-class _Counting:
-    """The real MiniLM, counting the texts it is asked to embed."""
-
-    model_id, dim = "counting", 384
-
-    def __init__(self):
-        self.inner = shared_embedder().inner
-        self.seen = []
-
-    def embed(self, texts):
-        self.seen.extend(texts)
-        return self.inner.embed(texts)
 
 
 def test_a_cache_copies_what_another_cache_of_the_process_holds(tmp_path):
