@@ -25,9 +25,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     The files keep their collection order: scripts/test.sh lets pytest-xdist hand them out by their number of
     tests (its ``--loadscope-reorder`` default). Handing the longest files out first instead (the order of a
     measured ranking, with ``--no-loadscope-reorder``) was measured slower on a clean clone, 739 s against 559,
-    625 and 666 s in three runs with xdist's order (2026-11-29, docs/ci_time.md): the long files are also the ones that start servers and worker processes,
-    and started together with the gates and suite checks they most likely only competed for the two cores (the
-    machine's speed drifts between runs, so this is one run against three)."""
+    625 and 666 s in three runs with xdist's order (2026-11-29, docs/ci_time.md): the long files are also the
+    ones that start servers and worker processes, and started together with the gates and suite checks they
+    most likely only competed for the two cores (the machine's speed drifts between runs: one run against three)."""
     for item in items:
         if "postgres" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.postgres)
