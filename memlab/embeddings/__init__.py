@@ -107,7 +107,8 @@ class CachedEmbedder:
             missing = list(dict.fromkeys(t for t in texts if self.key(t) not in self._cache))
         copied = len(missing)
         missing = self._from_peers(missing)
-        self.misses += copied - len(missing)
+        with self._lock:  # the counters, like the cache, change under the lock (threads share a cache)
+            self.misses += copied - len(missing)
         workers = max(1, min(workers or min(os.cpu_count() or 1, 4), len(missing) // 64))
         if workers == 1:
             if missing:
