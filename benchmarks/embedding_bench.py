@@ -23,19 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
-    import onnxruntime as ort
-
     from memlab.embeddings import MiniLMEmbedder, length_batches
-    from memlab.embeddings.onnx import minilm_graph
+    from memlab.embeddings.onnx import minilm_session
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--texts", type=int, default=600)
     args = ap.parse_args()
     emb = MiniLMEmbedder()
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
-    session = ort.InferenceSession(minilm_graph(emb), opts, providers=["CPUExecutionProvider"])
+    session = minilm_session(emb)
 
     def ort_embed(texts: list[str]) -> np.ndarray:
         encs = emb.tok.encode_batch(texts)

@@ -142,6 +142,35 @@ def test_onnxruntime_pass_matches_the_reference_and_is_batch_invariant():
     assert e.embed([]).shape == (0, 384)
 
 
+@pytest.mark.slow
+def test_the_weights_passed_beside_the_graph_give_the_vectors_of_a_graph_holding_them():
+    """The session reads the weights as external initializers (no 90 MB graph to build and serialise
+    per process); the same graph with the weights inside it, checked by the ONNX checker, gives the
+    same vectors bit for bit."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import numpy_helper
+
+    from memlab.embeddings.onnx import OnnxMiniLMEmbedder, minilm_graph
+
+    e = OnnxMiniLMEmbedder()
+    graph, weights = minilm_graph(e)
+    model = onnx.load_from_string(graph)
+    inits = model.graph.initializer
+    external = [i for i, t in enumerate(inits) if t.data_location == onnx.TensorProto.EXTERNAL]
+    assert {inits[i].name for i in external} == set(weights) and len(weights) > 100
+    for i in external:
+        inits[i].CopyFrom(numpy_helper.from_array(weights[inits[i].name], inits[i].name))
+    onnx.checker.check_model(model)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = opts.inter_op_num_threads = 1
+    inline = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    texts = REF["sentences"] + ["", "x", "é ü 漢字", "a much longer sentence " * 40]
+    want = np.stack([inline.run(["vec"], {"ids": np.array([enc.ids], dtype=np.int64)})[0][0]
+                     for enc in e.tok.encode_batch(texts)])
+    assert np.array_equal(e.embed(texts), want)
+
+
 def test_the_shared_embedder_is_the_faster_onnxruntime_pass_when_installed():
     from memlab.embeddings import embedder_implementation
     from memlab.embeddings.onnx import OnnxMiniLMEmbedder, available

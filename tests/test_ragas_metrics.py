@@ -90,6 +90,48 @@ def test_which_probes_the_ragas_metrics_apply_to() -> None:
         assert METRICS.get(name).higher_is_better is True and METRICS.get(name).aggregation == "mean"
 
 
+def test_answer_metrics_are_ragas_objects_bit_for_bit() -> None:
+    """memlab computes ragas's answer metrics without importing ragas; ragas's own objects must give
+    the same values on answers and references of every kind (aliases, case, punctuation, numbers,
+    non-ASCII, one word to a paragraph), one by one and in bulk."""
+    import random
+
+    from memlab.analysis import ragas_metrics as rm
+    from tests.support import ragas_reference
+
+    rng = random.Random(11)
+    words = ("Ana moved to Lisbon Lisboa in May 2023 with her dog Rex, she works at the bakery; "
+             "São Paulo café naïve 12 twelve running runs ran I don't know.").split()
+
+    def text() -> str:
+        return " ".join(rng.choices(words, k=rng.randint(1, 18)))
+
+    pairs = []
+    for _ in range(60):
+        refs = tuple(dict.fromkeys(text() if rng.random() < 0.7 else rng.choice(words) for _ in range(rng.randint(1, 3))))
+        answer = rng.choice([text(), refs[0], refs[0].lower(), f"{text()} {refs[-1]} {text()}"])
+        pairs.append((answer, refs))
+    rm._ANSWERS.clear()
+    one_by_one = [rm._answer_scores(answer, refs) for answer, refs in pairs]
+    rm._ANSWERS.clear()
+    rm._prepare_answers([ProbeRow.from_row(probe(answer=a, gold=[list(refs)])).event for a, refs in pairs])
+    bulk = [rm._ANSWERS[(a, refs)] for a, refs in pairs]
+    want = [ragas_reference.answer_scores(a, refs) for a, refs in pairs]  # after memlab's: the vectors are cached
+    assert one_by_one == want and bulk == want
+    assert {v for w in want for v in (w["exact_match"], w["string_presence"])} == {0.0, 1.0}  # both outcomes seen
+    assert 0 < sum(w["rouge"] for w in want) < len(want)
+
+
+def test_the_context_thresholds_and_rouge_settings_are_ragas_defaults() -> None:
+    from memlab.analysis import ragas_metrics as rm
+    from tests.support import ragas_reference
+
+    d = ragas_reference.objects().defaults
+    assert (rm.CONTEXT_RECALL_THRESHOLD, rm.CONTEXT_PRECISION_THRESHOLD) == (d.recall_threshold, d.precision_threshold)
+    assert (d.rouge_type, d.rouge_mode) == ("rougeL", "fmeasure")
+    assert rm._rouge().rouge_types == ["rougeL"]
+
+
 def _config(tmp_path: Path, **kw: Any) -> RunConfig:
     data = {"name": "ragas", "datasets": [SMALL], "output_dir": str(tmp_path / "results"),
             "embedding_cache": None, "strategies": [{"name": "no_memory"}, {"name": "full_context"}]}
@@ -151,7 +193,7 @@ def test_memlab_runs_without_ragas_and_says_so_only_when_a_ragas_metric_is_asked
 
 
 @pytest.mark.slow
-def test_non_llm_scoring_makes_no_network_connection() -> None:
+def test_non_llm_scoring_makes_no_network_connection_and_imports_no_ragas() -> None:
     code = (
         "import socket\n"
         "def refuse(self, address):\n"
@@ -164,11 +206,15 @@ def test_non_llm_scoring_makes_no_network_connection() -> None:
         "assert ragas_problem() is None, ragas_problem()\n"
         f"p = {probe(answer='Ana moved to Lisbon.', context_items=lines(EVIDENCE))!r}\n"
         "s = {name: score.value for name, score in score_probe(ProbeRow.from_row(p)).items()}\n"
-        "print(s['ragas_context_recall'], s['ragas_rouge'], s['ragas_semantic_similarity'])\n")
+        "print(s['ragas_context_recall'], s['ragas_rouge'], s['ragas_semantic_similarity'])\n"
+        "import sys\n"
+        "print(sorted(m for m in sys.modules if m == 'ragas' or m.startswith('ragas.')))\n")
     out = _isolated_python(code)
     assert out.returncode == 0, out.stderr[-3000:]
-    recall, rouge, similarity = (float(x) for x in out.stdout.split())
+    scores, imported = out.stdout.strip().splitlines()
+    recall, rouge, similarity = (float(x) for x in scores.split())
     assert recall == 1.0 and 0 < rouge < 1 and 0 < similarity < 1
+    assert imported == "[]", f"scoring imported ragas: {imported}"  # its definitions, not its (heavy) package
 
 
 # --- the LLM metrics against the local test server -----------------------------------------------

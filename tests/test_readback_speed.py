@@ -19,16 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _ragas_pairwise(retrieved: list[str], evidence: list[str]) -> tuple[float, float]:
     """Context recall and precision through ragas's own metric objects, pair by pair."""
-    from memlab.analysis import ragas_metrics as rm
+    from tests.support import ragas_reference
 
-    r = rm._ragas()
-    sample = r.SingleTurnSample(retrieved_contexts=list(retrieved), reference_contexts=list(evidence))
-
-    async def both() -> tuple[float, float]:
-        return (float(await r.context_recall.single_turn_ascore(sample)),
-                float(await r.context_precision.single_turn_ascore(sample)))
-
-    return rm._run(both())
+    return ragas_reference.context_scores(retrieved, evidence)
 
 
 def test_vectorised_context_metrics_are_ragas_bit_for_bit():

@@ -10,26 +10,24 @@ probe record like memlab's own metrics:
   text (``evidence_texts``, recorded by the runner).
 * The **non-LLM** metrics (context recall and precision by string similarity, string presence,
   exact match, ROUGE-L, semantic similarity on memlab's local MiniLM embeddings) are scored when
-  a run is read, like every other metric: they need no model and no network.
+  a run is read, like every other metric: they need no model and no network. They are ragas's
+  definitions computed without importing ragas (see "what ragas defines" below; the tests hold them
+  to ragas's own objects bit for bit).
 * The **LLM** metrics (LLM context recall, faithfulness, answer correctness) need a judge model.
   They are scored by a pass over the recorded answers after the units, through memlab's model
   layer (:mod:`memlab.judging.ragas_pass`: recorded, cached, rate-limited, budgeted), only when
   ``judge:`` is an OpenAI-compatible endpoint, and stored in the probe record (``ragas_llm``), so
   reading a run never calls a model. This module only reads those values.
 
-ragas is an optional dependency (``memlab[ragas]``), imported on first use only. Without it the
-ragas metrics score None (not applicable), and a config or report that names one fails with the
-install hint. ragas's usage telemetry is switched off before it is imported.
+ragas is an optional dependency (``memlab[ragas]``). Without it the ragas metrics score None (not
+applicable), and a config or report that names one fails with the install hint.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
-from collections.abc import Coroutine, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from types import SimpleNamespace
+from collections.abc import Sequence
 from typing import Any
 
 from memlab.runfolder.probe_record import ProbeEvent
@@ -40,59 +38,55 @@ LLM_METRICS = ("ragas_llm_context_recall", "ragas_faithfulness", "ragas_answer_c
 """The LLM metrics' names: the keys :mod:`memlab.judging.ragas_pass` writes into ``ragas_llm``."""
 
 
-# --- loading ragas ------------------------------------------------------------------------------
+# --- what ragas defines -------------------------------------------------------------------------
+#
+# The non-LLM metrics are ragas's definitions, computed here without importing ragas: importing it
+# pulls in LangChain, ``datasets``, the OpenAI types and scipy (~3-4.5 CPU s), and every process that
+# reads a run back paid it (a CI run had ~25 such processes: the view's index builders, the gates,
+# notebook kernels). What ragas computes for these metrics is a handful of lines over three
+# libraries memlab calls directly, with ragas's parameters:
+#
+# * context recall / precision: ``1 - rapidfuzz.distance.Levenshtein.normalized_distance`` per
+#   (context line, evidence text) pair (NonLLMStringSimilarity), thresholds 0.5, aggregated as below;
+# * exact match ``reference == response``, string presence ``reference in response``;
+# * ROUGE-L F1 by ``rouge_score.rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)``;
+# * semantic similarity: the cosine of the two texts' vectors (memlab's MiniLM) by ragas's arithmetic.
+#
+# tests/test_ragas_metrics.py and tests/test_readback_speed.py score the same inputs through
+# ragas's own objects (tests/support/ragas_reference.py) and require the same values bit for bit,
+# so a ragas release that changes a definition fails the suite instead of drifting silently. The
+# LLM metrics (:mod:`memlab.judging.ragas_pass`) are ragas's objects and import ragas.
+
+CONTEXT_RECALL_THRESHOLD = 0.5
+"""NonLLMContextRecall's ``threshold``: an evidence text is recalled by a line more than this similar."""
+CONTEXT_PRECISION_THRESHOLD = 0.5
+"""NonLLMContextPrecisionWithReference's ``threshold``: a line at least this similar to an evidence text is relevant."""
+
 
 @functools.cache
-def _load() -> SimpleNamespace | str:
-    """The ragas classes memlab uses, or why they cannot be imported (cached either way, so a
-    missing ragas costs one failed import per process, not one per probe)."""
-    os.environ["RAGAS_DO_NOT_TRACK"] = "true"  # ragas posts usage events unless told not to
+def _problem() -> str | None:
+    """Why the ragas metrics cannot be scored here, or None: ragas must be installed (its metrics are
+    scored only where the definitions they name can be checked), and the libraries that compute them
+    importable (rapidfuzz, rouge_score with NLTK). ragas itself is found, not imported (cached either
+    way: a missing ragas costs one lookup per process, not one per probe)."""
+    import importlib.util
+
     try:
-        from ragas.dataset_schema import SingleTurnSample
-        from ragas.embeddings.base import BaseRagasEmbedding
-        from ragas.metrics._context_precision import NonLLMContextPrecisionWithReference
-        from ragas.metrics._context_recall import NonLLMContextRecall
-        from ragas.metrics._string import NonLLMStringSimilarity
-        from ragas.metrics.collections import ExactMatch, RougeScore, StringPresence
-        from rouge_score import rouge_scorer  # noqa: F401  (RougeScore imports it only when scoring)
-    except ImportError as exc:
+        if importlib.util.find_spec("ragas") is None:
+            return "ragas could not be imported (ModuleNotFoundError: No module named 'ragas')"
+    except (ImportError, ValueError) as exc:
         return f"ragas could not be imported ({type(exc).__name__}: {exc})"
-
-    class Direct:
-        """Calls a ragas single-turn metric without the wrapper ragas's public ``single_turn_ascore``
-        adds to every call: a LangChain callback group, and a usage event whose user id ragas writes
-        to ~/.local/share/ragas even with tracking off. The context metrics compare every (context
-        line, evidence) pair through it, and the wrapper cost ~10x the comparison (~0.4 ms a pair,
-        3 s of the default run's scoring). The scoring itself is ragas's own."""
-
-        async def single_turn_ascore(self, sample: Any, callbacks: Any = None, timeout: float | None = None) -> float:
-            return await self._single_turn_ascore(sample, callbacks or [])  # type: ignore[attr-defined]
-
-    class PairSimilarity(Direct, NonLLMStringSimilarity):
-        """Levenshtein similarity of one pair."""
-
-    class ContextRecall(Direct, NonLLMContextRecall):
-        """Share of evidence texts with a context line more than 0.5 similar."""
-
-    class ContextPrecision(Direct, NonLLMContextPrecisionWithReference):
-        """Rank-weighted share of context lines at least 0.5 similar to an evidence text."""
-
     try:
-        similarity = PairSimilarity()  # imports rapidfuzz
+        from rapidfuzz import distance  # noqa: F401
+        from rouge_score import rouge_scorer  # noqa: F401
     except ImportError as exc:
-        return f"ragas's string similarity could not be set up ({exc})"
-    return SimpleNamespace(
-        SingleTurnSample=SingleTurnSample, BaseRagasEmbedding=BaseRagasEmbedding,
-        context_recall=ContextRecall(_distance_measure=similarity),
-        context_precision=ContextPrecision(distance_measure=similarity),
-        exact_match=ExactMatch(), string_presence=StringPresence(), rouge=RougeScore(rouge_type="rougeL"),
-    )
+        return f"ragas's string metrics could not be set up ({type(exc).__name__}: {exc})"
+    return None
 
 
 def ragas_problem() -> str | None:
     """Why the ragas metrics cannot be scored here (None: they can)."""
-    loaded = _load()
-    return loaded if isinstance(loaded, str) else None
+    return _problem()
 
 
 def require_ragas() -> None:
@@ -102,21 +96,28 @@ def require_ragas() -> None:
         raise ValueError(f"{INSTALL_HINT} ({problem})")
 
 
-def _ragas() -> SimpleNamespace:
-    loaded = _load()
-    assert not isinstance(loaded, str), loaded
-    return loaded
+@functools.cache
+def _rouge() -> Any:
+    """ragas RougeScore's scorer (ROUGE-L, Porter-stemmed tokens): built once per process, where ragas
+    builds one per pair (it holds no state between calls)."""
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
 
 
-def _run(coro: Coroutine[Any, Any, Any]) -> Any:
-    """Run a ragas coroutine to completion from synchronous code, also where an event loop is
-    already running (a notebook cell), which ``asyncio.run`` refuses."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+_answer_embedder: Any = None
+"""The embedder the answers are scored with (:func:`answer_embedder`)."""
+
+
+def answer_embedder() -> Any:
+    """memlab's local MiniLM embedder for the answers and gold answers (no download, cached vectors):
+    the one :func:`use_embedding_cache` set, else the process's shared one."""
+    global _answer_embedder
+    if _answer_embedder is None:
+        from memlab.embeddings import shared_embedder
+
+        _answer_embedder = shared_embedder()
+    return _answer_embedder
 
 
 def use_embedding_cache(path: str | os.PathLike | None) -> Any:
@@ -130,13 +131,13 @@ def use_embedding_cache(path: str | os.PathLike | None) -> Any:
     text the runs embedded (~300 MB after the M suite's run), and reading it whole to find a few
     thousand answers was a quarter of that run's read-back memory (docs/scale.md); rewriting it after
     each read was most of the rest of the time scoring took. The vectors are the same model's."""
+    global _answer_embedder
     from memlab.embeddings import shared_embedder
 
     if not path or not os.path.exists(path):
         return None
-    emb = local_embeddings()
-    emb.embedder = shared_embedder(answer_cache_path(path))
-    return emb.embedder
+    _answer_embedder = shared_embedder(answer_cache_path(path))
+    return _answer_embedder
 
 
 def answer_cache_path(path: str | os.PathLike) -> str:
@@ -146,13 +147,6 @@ def answer_cache_path(path: str | os.PathLike) -> str:
 
     p = Path(path)
     return str(p.with_name(f"{p.stem}.answers{p.suffix or '.npz'}"))
-
-
-def local_embeddings() -> Any:
-    """memlab's local MiniLM embedder as a ragas embeddings object (no download, cached vectors)."""
-    from memlab.embeddings.ragas import ragas_embeddings
-
-    return ragas_embeddings()
 
 
 # --- per-probe inputs ---------------------------------------------------------------------------
@@ -231,8 +225,7 @@ def _similarity(lines: Sequence[str], refs: Sequence[str]) -> Any:
     import numpy as np
     from rapidfuzz import distance, process
 
-    r = _ragas()
-    floor = min(r.context_recall.threshold, r.context_precision.threshold)
+    floor = min(CONTEXT_RECALL_THRESHOLD, CONTEXT_PRECISION_THRESHOLD)
     cutoff = min(1.0, 1.0 - floor + 1e-9)  # a pair within 1e-9 of the threshold is still computed exactly
     scorer = distance.Levenshtein.normalized_distance
     long_rows = [i for i, x in enumerate(lines) if len(x) > _LONG]
@@ -254,11 +247,10 @@ def _from_matrix(sim: Any) -> tuple[float, float]:
     NonLLMContextPrecisionWithReference do (their thresholds, their Python arithmetic)."""
     import numpy as np
 
-    r = _ragas()
     best = sim.max(axis=0).tolist()  # per evidence text, its most similar line
-    found = [1 if score > r.context_recall.threshold else 0 for score in best]
+    found = [1 if score > CONTEXT_RECALL_THRESHOLD else 0 for score in best]
     recall = sum(found) / len(found) if found else float("nan")
-    verdicts = (sim.max(axis=1) >= r.context_precision.threshold).astype(np.int64)  # per line, relevant or not
+    verdicts = (sim.max(axis=1) >= CONTEXT_PRECISION_THRESHOLD).astype(np.int64)  # per line, relevant or not
     terms = (np.cumsum(verdicts) / np.arange(1, len(verdicts) + 1)) * verdicts  # precision@i where line i is relevant
     precision = sum(terms.tolist()) / (int(verdicts.sum()) + 1e-10)
     return float(recall), float(precision)
@@ -310,23 +302,45 @@ def _prepare_contexts(records: Sequence[ProbeEvent]) -> None:
             _remember(_CONTEXTS, context_key(retrieved, ev), _from_matrix(sim[:, [col[e] for e in ev]]))
 
 
-async def _score_answer(answer: str, refs: tuple[str, ...]) -> dict[str, float]:
-    r = _ragas()
-    out: dict[str, float] = {}
-    for name, m in (("string_presence", r.string_presence), ("exact_match", r.exact_match),
-                    ("rouge", r.rouge), ("semantic_similarity", _semantic_similarity())):
-        values = [(await m.ascore(reference=ref, response=answer)).value for ref in refs]
-        out[name] = max(float(v) for v in values)
-    return out
+def _cosine(a: Any, b: Any) -> float:
+    """ragas SemanticSimilarity's arithmetic on two vectors, step by step (float64 from the float32
+    vectors, as ragas's ``np.array(embed_text(...))`` of a Python list gives; each normalised, then
+    the dot product): the same operations in the same order, so the same bits."""
+    import numpy as np
+
+    embedding_1, embedding_2 = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    embedding_1_normalized = embedding_1 / np.linalg.norm(embedding_1, keepdims=True)
+    embedding_2_normalized = embedding_2 / np.linalg.norm(embedding_2, keepdims=True)
+    return float((embedding_1_normalized @ embedding_2_normalized.T).flatten().item())
+
+
+def _score_answer(answer: str, refs: tuple[str, ...], vectors: dict[str, Any]) -> dict[str, float]:
+    """Each answer metric's best value over the candidate references (``vectors``: each text's embedding)."""
+    rouge = _rouge()
+    return {
+        "string_presence": max(float(ref in answer) for ref in refs),
+        "exact_match": max(float(ref == answer) for ref in refs),
+        "rouge": max(float(rouge.score(ref, answer)["rougeL"].fmeasure) for ref in refs),
+        "semantic_similarity": max(_cosine(vectors[ref], vectors[answer]) for ref in refs),
+    }
+
+
+def _vectors(texts: Sequence[str], *, many: bool) -> dict[str, Any]:
+    """Each distinct text's vector; ``many``: computed by :meth:`embed_many` first (a run's few thousand
+    answers and gold answers, on the embedder's workers), then read from its cache."""
+    texts = list(dict.fromkeys(texts))
+    emb = answer_embedder()
+    if many:
+        emb.embed_many(texts)
+    return dict(zip(texts, emb.embed(texts), strict=True))
 
 
 def _answer_scores(answer: str, refs: tuple[str, ...]) -> dict[str, float]:
-    """Each answer metric's best value over the candidate references, by ragas."""
+    """Each answer metric's best value over the candidate references, by ragas's definitions."""
     key = (answer, refs)
     got = _ANSWERS.get(key)
     if got is None:
-        local_embeddings().embedder.embed([answer, *refs])  # one batch; ragas then embeds text by text, from the cache
-        got = _run(_score_answer(answer, refs))
+        got = _score_answer(answer, refs, _vectors([answer, *refs], many=False))
         _remember(_ANSWERS, key, got)
     return got
 
@@ -339,17 +353,13 @@ def _answer_key(p: ProbeEvent) -> tuple[str, tuple[str, ...]] | None:
 
 
 def _prepare_answers(records: Sequence[ProbeEvent]) -> None:
-    """Every record's answer scores: distinct texts embedded in one call, pairs in one event loop."""
+    """Every record's answer scores, the distinct texts embedded in one call."""
     todo = list(dict.fromkeys(k for p in records if (k := _answer_key(p)) is not None and k not in _ANSWERS))
     if not todo:
         return
-    local_embeddings().embedder.embed_many(list(dict.fromkeys(t for answer, refs in todo for t in (answer, *refs))))
-
-    async def every() -> list[dict[str, float]]:
-        return [await _score_answer(answer, refs) for answer, refs in todo]
-
-    for key, value in zip(todo, _run(every()), strict=True):
-        _remember(_ANSWERS, key, value)
+    vectors = _vectors([t for answer, refs in todo for t in (answer, *refs)], many=True)
+    for answer, refs in todo:
+        _remember(_ANSWERS, (answer, refs), _score_answer(answer, refs, vectors))
 
 
 def prepare(records: Sequence[ProbeEvent]) -> None:
@@ -357,14 +367,6 @@ def prepare(records: Sequence[ProbeEvent]) -> None:
     if ragas_problem() is None and records:
         _prepare_contexts(records)
         _prepare_answers(records)
-
-
-@functools.cache
-def _semantic_similarity() -> Any:
-    """One ragas SemanticSimilarity over the local embeddings per process."""
-    from ragas.metrics.collections import SemanticSimilarity
-
-    return SemanticSimilarity(embeddings=local_embeddings())
 
 
 def _context_metric(index: int) -> Any:

@@ -33,13 +33,8 @@ class OnnxMiniLMEmbedder(MiniLMEmbedder):
     implementation = "onnxruntime (graph built from the shipped weights, memlab.embeddings.onnx)"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        import onnxruntime as ort
-
         super().__init__(*args, **kwargs)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        self.session = ort.InferenceSession(minilm_graph(self), opts, providers=["CPUExecutionProvider"])
+        self.session = minilm_session(self)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -48,16 +43,46 @@ class OnnxMiniLMEmbedder(MiniLMEmbedder):
         return out
 
 
-def minilm_graph(emb: MiniLMEmbedder) -> bytes:
-    """The BERT encoder + mean pooling + L2 norm as ONNX ops over the embedder's weights."""
-    import onnx
+def minilm_session(emb: MiniLMEmbedder) -> Any:
+    """An onnxruntime session of :func:`minilm_graph` over the embedder's weights, on one thread."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    graph, weights = minilm_graph(emb)
+    opts.add_external_initializers(list(weights), [ort.OrtValue.ortvalue_from_numpy(v) for v in weights.values()])
+    return ort.InferenceSession(graph, opts, providers=["CPUExecutionProvider"])
+
+
+def minilm_graph(emb: MiniLMEmbedder) -> tuple[bytes, dict[str, np.ndarray]]:
+    """The BERT encoder + mean pooling + L2 norm as ONNX ops, and the embedder's weights it reads.
+
+    The weights are the graph's initializers stored as *external data*: the graph holds each one's
+    name, shape and type, and the arrays reach onnxruntime through
+    ``SessionOptions.add_external_initializers``, which puts them in place before any optimisation,
+    so the session is the one a graph with the weights inside would give (the vectors are the same
+    bit for bit: tests/test_embeddings.py). Copying 90 MB of weights into the graph and serialising
+    it (twice, with the checker) took ~1 CPU s of every process that embeds; this takes ~0.1 s."""
     from onnx import TensorProto, helper, numpy_helper
 
     w, nodes, inits = emb.w, [], []
+    weights: dict[str, np.ndarray] = {}
     h, d = emb.n_heads, 384 // emb.n_heads
 
     def const(name: str, value: np.ndarray) -> str:
         inits.append(numpy_helper.from_array(value, name))
+        return name
+
+    def weight(name: str, value: np.ndarray) -> str:
+        value = np.ascontiguousarray(value, dtype=np.float32)
+        tensor = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=value.shape)
+        tensor.data_location = TensorProto.EXTERNAL
+        for key, val in (("location", "memlab-minilm-weights"), ("offset", "0"), ("length", str(value.nbytes))):
+            entry = tensor.external_data.add()
+            entry.key, entry.value = key, val
+        inits.append(tensor)
+        weights[name] = value
         return name
 
     def node(op: str, inputs: list[str], out: str, **attrs: Any) -> str:
@@ -67,7 +92,7 @@ def minilm_graph(emb: MiniLMEmbedder) -> bytes:
     for k, v in w.items():
         if k.startswith("pooler.") or k.endswith("position_ids"):
             continue  # not used by sentence embeddings
-        const(k, v if not k.endswith(".weight") or v.ndim != 2 or "embeddings" in k else np.ascontiguousarray(v.T))
+        weight(k, v if not k.endswith(".weight") or v.ndim != 2 or "embeddings" in k else np.ascontiguousarray(v.T))
     const("scale", np.array(1 / np.sqrt(d), np.float32))
     const("heads_shape", np.array([0, 0, h, d], np.int64))
     const("merge_shape", np.array([0, 0, h * d], np.int64))
@@ -103,5 +128,4 @@ def minilm_graph(emb: MiniLMEmbedder) -> bytes:
                               [helper.make_tensor_value_info("vec", TensorProto.FLOAT, ["b", 384])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
     model.ir_version = 9
-    onnx.checker.check_model(model)
-    return model.SerializeToString()
+    return model.SerializeToString(), weights
