@@ -29,6 +29,7 @@ _LAZY = {
     "load_baseline": "memlab.analysis.baseline",
     "report_html": "memlab.analysis.html_report",
     "report_markdown": "memlab.analysis.html_report",
+    "write_reports": "memlab.analysis.html_report",
     "ModelSpec": "memlab.llm.base",
     "make_model": "memlab.llm.base",
     "StrategySpec": "memlab.strategies.composed",

@@ -152,15 +152,9 @@ def _write_design_reports(args: argparse.Namespace, loaded: list | None = None) 
     the runs already read, whose scored probes and tables are reused)."""
     if not (args.html or args.md):
         return []
-    from memlab.analysis.html_report import report_html, report_markdown
+    from memlab.analysis.html_report import write_reports
 
-    runs = loaded or args.run_dirs
-    out = []
-    if args.html:
-        out.append(report_html(runs, args.html))
-    if args.md:
-        out.append(report_markdown(runs, args.md))
-    return out
+    return write_reports(loaded or args.run_dirs, html=args.html or None, md=args.md or None)
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:

@@ -189,9 +189,22 @@ def test_markdown_variant_writes_its_plots_beside_it(runs, tmp_path: Path):
 
 
 @pytest.mark.slow
-def test_cli_writes_the_reports_and_refuses_several_runs_without_one(runs, tmp_path: Path, capsys):
+def test_cli_writes_the_reports_and_refuses_several_runs_without_one(runs, tmp_path: Path, capsys, monkeypatch):
+    import base64
+    import re
+
+    from memlab.analysis import html_report
+
+    built = []
+    real_build = html_report.build_report
+    monkeypatch.setattr(html_report, "build_report", lambda run_dirs: built.append(run_dirs) or real_build(run_dirs))
     assert main(["report", str(runs[0]), str(runs[1]), "--html", str(tmp_path / "r.html"), "--md", str(tmp_path / "r.md")]) == 0
     assert (tmp_path / "r.html").stat().st_size > 0 and (tmp_path / "r.md").stat().st_size > 0
+    assert len(built) == 1  # one report read and drawn, rendered twice
+    # the same plots in both: each PNG beside the markdown is one the HTML embeds
+    embedded = {base64.b64decode(b) for b in re.findall(r'data:image/png;base64,([A-Za-z0-9+/=]+)', (tmp_path / "r.html").read_text())}
+    beside = [f for f in tmp_path.glob("r*.png")]
+    assert beside and all(f.read_bytes() in embedded for f in beside)
     assert main(["report", str(runs[0]), str(runs[1])]) == 2
     assert "--html" in capsys.readouterr().err
 

@@ -653,18 +653,31 @@ def build_report(run_dirs: list[str | Path | RunResults]) -> Report:
 
 def report_html(run_dirs: list[str | Path | RunResults], out: str | Path) -> Path:
     """Write the design report of ``run_dirs`` as one self-contained HTML file ``out``."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(build_report(run_dirs)), encoding="utf-8")
-    return out
+    return write_reports(run_dirs, html=out)[0]
 
 
 def report_markdown(run_dirs: list[str | Path | RunResults], out: str | Path) -> Path:
     """Write the design report as markdown ``out`` with its plots as PNG files beside it."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    text, files = render_markdown(build_report(run_dirs), out.stem)
-    for name, data in files.items():
-        (out.parent / name).write_bytes(data)
-    out.write_text(text, encoding="utf-8")
-    return out
+    return write_reports(run_dirs, md=out)[0]
+
+
+def write_reports(run_dirs: list[str | Path | RunResults], *, html: str | Path | None = None,
+                  md: str | Path | None = None) -> list[Path]:
+    """Write the design report as HTML (``html``) and/or markdown with its PNGs (``md``), built once:
+    reading the runs and drawing the plots is nearly all of a report's cost, the same for both."""
+    report = build_report(run_dirs)
+    written = []
+    if html is not None:
+        out = Path(html)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(render_html(report), encoding="utf-8")
+        written.append(out)
+    if md is not None:
+        out = Path(md)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        text, files = render_markdown(report, out.stem)
+        for name, data in files.items():
+            (out.parent / name).write_bytes(data)
+        out.write_text(text, encoding="utf-8")
+        written.append(out)
+    return written
