@@ -96,3 +96,40 @@ def test_a_month_name_gold_matches_dates_in_that_month_but_not_the_verb():
     assert contains("the wedding is in june", "June")
     assert not contains("you may go now", "May")
     assert not contains("we moved in June 2023", "May")
+
+
+def test_word_only_lines_take_the_fast_path_with_the_full_patterns_tokens() -> None:
+    """A line without a digit, a percent sign or a month name is tokenised as its letter runs, not
+    through every branch of the token pattern, and the month branches are skipped at a word that
+    starts no month name; the tokens must be the full pattern's, on real dataset lines and on
+    made-up lines full of near-dates, near-months and odd characters."""
+    import glob
+    import random
+    import unicodedata
+
+    from memlab.datasets.io import load_dataset
+    from memlab.harness.units import turn_events
+    from memlab.scoring import values as v
+
+    lines = []
+    for path in sorted(glob.glob("datasets/suites/*.yaml")):
+        if "long_horizon" not in path:
+            ds = load_dataset(path)
+            lines += [e.turn.text for c in ds.conversations for e in turn_events(c)]
+    rng = random.Random(3)
+    pieces = ["May 5", "may", "MAY", "5th of March 2023", "2023-05-08", "08/05/2023", "1,200.50", "50%", "５０％",
+              "Sept. 3, 2021", "june", "mayor", "marching", "Decemberist", "Auguſt", "the 3rd", "twenty one", "x2",
+              "a_b", "café", "naïve", "Ünïcode", "١٢٣", "mar.", "Oct.12", "word", "and", "of", ",", "\n", "  ", "’s"]
+    lines += [" ".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(5000)]
+    import re
+
+    unguarded = re.compile(v._TOKEN.pattern.replace(v._MONTH_START, ""), re.IGNORECASE)  # the month lookahead only prunes
+    assert unguarded.pattern != v._TOKEN.pattern
+    fast = 0
+    for line in lines:
+        line = unicodedata.normalize("NFKC", line)
+        assert v._raw_tokens(line) == v._pattern_tokens(line), line
+        assert [(m.lastgroup, m.groups()) for m in v._TOKEN.finditer(line)] == [
+            (m.lastgroup, m.groups()) for m in unguarded.finditer(line)], line
+        fast += v._NEEDS_PATTERNS.search(line) is None
+    assert 0.3 * len(lines) < fast < len(lines)  # both paths taken, often
