@@ -327,3 +327,21 @@ def test_answer_metrics_of_the_offline_answerer_are_shown_not_gated(base):
     new.offline_answers = False  # a real answering model: gated by default
     old.offline_answers = False
     assert compare(old, new, GateSpec(metrics=tol), []).exit_code == EXIT_REGRESSION
+
+
+def test_the_label_counts_the_gated_comparisons_that_have_no_test():
+    """A comparison whose probes come from one user has no p-value: it is gated (a floor can fail it)
+    but outside Holm's family, and the summary says how many such there are."""
+    from memlab.analysis.gate import MetricDelta, _correct
+
+    def delta(category: str, p: float) -> MetricDelta:
+        return MetricDelta("s", category, "evidence_recall", True, 1.0, 1.0, 0.0, float("nan"), float("nan"), 4, 1,
+                           True, False, "", p_value=p)
+
+    rows = [delta("all", 0.5), delta("temporal", 0.9), delta("solo", float("nan"))]
+    out, label = _correct(rows, GateSpec(metrics={"evidence_recall": Tolerance()}), {})
+    assert label == ("(Holm over 2 gated comparisons, family-wise 95%; 1 more without a test (probes from fewer "
+                     "than two users): only a floor can fail them)")
+    assert [d.p_adjusted == d.p_adjusted for d in out] == [True, True, False]
+    _, label = _correct(rows[:2], GateSpec(metrics={"evidence_recall": Tolerance()}), {})
+    assert label == "(Holm over 2 gated comparisons, family-wise 95%)"

@@ -340,7 +340,10 @@ def _correct(deltas: list[MetricDelta], spec: GateSpec, floors: dict[tuple[str, 
             out[i] = replace(d, p_adjusted=p_adj, reason=f"{d.reason}; Holm-adjusted p {_p_is(p_adj)} (≤ {alpha:g})")
         else:
             out[i] = replace(d, p_adjusted=p_adj)
-    return out, f"(Holm over {len(family)} gated comparisons, family-wise {100 * spec.confidence:g}%)"
+    untested = sum(1 for d in deltas if d.gated) - len(family)
+    without = (f"; {untested} more without a test (probes from fewer than two users): only a floor can fail them"
+               if untested else "")
+    return out, f"(Holm over {len(family)} gated comparisons, family-wise {100 * spec.confidence:g}%{without})"
 
 
 def compare(base: Baseline, new: Baseline, spec: GateSpec, headline: list[str], *, baseline_path: str = "",
