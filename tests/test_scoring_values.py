@@ -115,21 +115,27 @@ def test_word_only_lines_take_the_fast_path_with_the_full_patterns_tokens() -> N
     for path in sorted(glob.glob("datasets/suites/*.yaml")):
         if "long_horizon" not in path:
             ds = load_dataset(path)
-            lines += [e.turn.text for c in ds.conversations for e in turn_events(c)]
+            events = [e for c in ds.conversations for e in turn_events(c)]
+            lines += [e.turn.text for e in events]
+            lines += [f"[{e.timestamp:%Y-%m-%d %H:%M}] {e.turn.speaker or 'Ana'}: {e.turn.text}" for e in events[:300]]  # as contexts show them
     rng = random.Random(3)
     pieces = ["May 5", "may", "MAY", "5th of March 2023", "2023-05-08", "08/05/2023", "1,200.50", "50%", "５０％",
               "Sept. 3, 2021", "june", "mayor", "marching", "Decemberist", "Auguſt", "the 3rd", "twenty one", "x2",
-              "a_b", "café", "naïve", "Ünïcode", "١٢٣", "mar.", "Oct.12", "word", "and", "of", ",", "\n", "  ", "’s"]
+              "a_b", "café", "naïve", "Ünïcode", "١٢٣", "mar.", "Oct.12", "word", "and", "of", ",", "\n", "  ", "’s",
+              "[x]", "(May 2020)", "a:b", "Dec.:", "12]", "[5 June", "x_1", "'s", '"Oct"', "5th-of", "#3", "May:"]
     lines += [" ".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(5000)]
     import re
 
     unguarded = re.compile(v._TOKEN.pattern.replace(v._MONTH_START, ""), re.IGNORECASE)  # the month lookahead only prunes
     assert unguarded.pattern != v._TOKEN.pattern
+    needs = re.compile(r"[\d%]|" + "|".join(v._FULL_MONTHS), re.IGNORECASE)  # and the first-letter one
+    assert needs.pattern != v._NEEDS_PATTERNS.pattern
     fast = 0
     for line in lines:
         line = unicodedata.normalize("NFKC", line)
         assert v._raw_tokens(line) == v._pattern_tokens(line), line
         assert [(m.lastgroup, m.groups()) for m in v._TOKEN.finditer(line)] == [
             (m.lastgroup, m.groups()) for m in unguarded.finditer(line)], line
+        assert (v._NEEDS_PATTERNS.search(line) is None) == (needs.search(line) is None), line
         fast += v._NEEDS_PATTERNS.search(line) is None
     assert 0.3 * len(lines) < fast < len(lines)  # both paths taken, often
