@@ -1,9 +1,10 @@
 """memlab's local MiniLM embedder as a ragas embeddings object.
 
-Shared by the two places ragas needs embeddings: the non-LLM semantic similarity scored when a
-run is read (:mod:`memlab.analysis.ragas_metrics`) and the LLM answer-correctness metric scored
-in the judging pass (:mod:`memlab.judging.ragas_pass`), so neither imports the other and both
-embed with the run's embedder (no download, cached vectors). ragas is imported on first use.
+For ragas's own metric objects that embed: the LLM answer-correctness metric scored in the judging
+pass (:mod:`memlab.judging.ragas_pass`), and the tests' ragas reference (tests/support/ragas_reference.py)
+that memlab's read-back semantic similarity (computed without ragas, :mod:`memlab.analysis.ragas_metrics`)
+is held to. Both embed with the process's shared embedder (no download, cached vectors). ragas is
+imported on first use.
 """
 
 from __future__ import annotations
