@@ -204,6 +204,10 @@ def test_non_llm_scoring_makes_no_network_connection_and_imports_no_ragas() -> N
         "from memlab.runfolder.probe_record import ProbeRow\n"
         "from memlab.analysis.ragas_metrics import ragas_problem\n"
         "assert ragas_problem() is None, ragas_problem()\n"
+        "import sys\n"
+        f"q = {probe(answer=None, error='model down', context_items=lines(EVIDENCE))!r}\n"
+        "s = {name: score.value for name, score in score_probe(ProbeRow.from_row(q)).items()}\n"
+        "print(s['ragas_context_recall'], s['ragas_rouge'], 'rouge_score' in sys.modules)\n"  # no answer: no ROUGE import
         f"p = {probe(answer='Ana moved to Lisbon.', context_items=lines(EVIDENCE))!r}\n"
         "s = {name: score.value for name, score in score_probe(ProbeRow.from_row(p)).items()}\n"
         "print(s['ragas_context_recall'], s['ragas_rouge'], s['ragas_semantic_similarity'])\n"
@@ -211,7 +215,8 @@ def test_non_llm_scoring_makes_no_network_connection_and_imports_no_ragas() -> N
         "print(sorted(m for m in sys.modules if m == 'ragas' or m.startswith('ragas.')))\n")
     out = _isolated_python(code)
     assert out.returncode == 0, out.stderr[-3000:]
-    scores, imported = out.stdout.strip().splitlines()
+    unanswered, scores, imported = out.stdout.strip().splitlines()
+    assert unanswered == "1.0 0.0 False", unanswered  # the context scored, ROUGE neither needed nor imported
     recall, rouge, similarity = (float(x) for x in scores.split())
     assert recall == 1.0 and 0 < rouge < 1 and 0 < similarity < 1
     assert imported == "[]", f"scoring imported ragas: {imported}"  # its definitions, not its (heavy) package

@@ -67,20 +67,18 @@ CONTEXT_PRECISION_THRESHOLD = 0.5
 def _problem() -> str | None:
     """Why the ragas metrics cannot be scored here, or None: ragas must be installed (its metrics are
     scored only where the definitions they name can be checked), and the libraries that compute them
-    importable (rapidfuzz, rouge_score with NLTK). ragas itself is found, not imported (cached either
-    way: a missing ragas costs one lookup per process, not one per probe)."""
+    present (rapidfuzz, rouge_score with NLTK). ragas, rouge_score and NLTK are found, not imported:
+    ROUGE's import pulls in NLTK and scipy.stats (~2 CPU s), which only a read-back that scores an
+    answer needs (:func:`_rouge`). Cached either way: a missing library costs one lookup per process."""
     import importlib.util
 
-    try:
-        if importlib.util.find_spec("ragas") is None:
-            return "ragas could not be imported (ModuleNotFoundError: No module named 'ragas')"
-    except (ImportError, ValueError) as exc:
-        return f"ragas could not be imported ({type(exc).__name__}: {exc})"
-    try:
-        from rapidfuzz import distance  # noqa: F401
-        from rouge_score import rouge_scorer  # noqa: F401
-    except ImportError as exc:
-        return f"ragas's string metrics could not be set up ({type(exc).__name__}: {exc})"
+    for name in ("ragas", "rapidfuzz", "rouge_score", "nltk"):
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError) as exc:
+            return f"{name} could not be imported ({type(exc).__name__}: {exc})"
+        if not found:
+            return f"{name} could not be imported (ModuleNotFoundError: No module named {name!r})"
     return None
 
 
