@@ -13,6 +13,7 @@ import gzip
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -51,32 +52,63 @@ def encoding(name: str = "cl100k_base"):
 
 
 SHORT_TEXT = 4096
-"""Texts up to this many characters are counted through the large cache (bounded at ~16 MB)."""
+"""Texts up to this many characters are also memoised whole (bounded at ~16 MB)."""
+
+_LINE_START = re.compile(r"(?<=[\r\n])(?=\S)")
+r"""Where a line ends and the next one starts with a visible character: no token of cl100k spans it.
+
+tiktoken splits a text into pieces with the encoding's pattern and runs BPE on each piece alone. In
+cl100k's pattern a newline only ever ends a piece (a whitespace run, or punctuation followed by
+newlines) and no alternative looks back, so a piece never holds a newline *and* the visible character
+after it, and the pieces after that point are the same whether the text before it is there or not (a
+whitespace run at the end of a line is one piece either way: ``\s*[\r\n]`` in the whole text,
+``\s++$`` at the end of the line). Python's ``\S`` is never whitespace to the Rust pattern (Python's
+``\s`` is the wider set). So a text's count is the sum of its lines' counts (tests/test_tokens.py
+holds it to whole-text encoding on adversarial strings and real files)."""
+
+_SPLITS_AT_LINES = {"cl100k_base": "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++"
+                                   "[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s"}
+"""The pre-tokenisation pattern for which line splitting is exact, per encoding: checked against the
+installed encoding's own pattern, so another tiktoken (or o200k, whose punctuation pieces may run past
+a newline into a ``/``) counts whole texts."""
 
 
 def count_tokens(text: str, name: str = "cl100k_base") -> int:
     """Tokens of ``text``, memoised: a run counts the same texts again and again (every role's
     system prompt on every call, turns in every strategy's contexts, one context for all the
     probes asked at one point), and BPE encoding was a tenth of a LoCoMo-sized run's CPU time.
-    A count depends only on the text, so the cache can never go stale."""
+    A prompt that is new as a whole is mostly lines counted before (memories, context lines, field
+    headers), so a text is counted as the sum of its memoised lines where that is exact
+    (:data:`_LINE_START`). A count depends only on the text, so the caches can never go stale."""
     if not text:
         return 0
     if len(text) <= SHORT_TEXT:
         return _count_short(text, name)
-    return _count_long(text, name)
+    return _count_lines(text, name)
 
 
 def _encode_len(text: str, name: str) -> int:
     return len(encoding(name).encode(text, disallowed_special=()))
 
 
+@functools.lru_cache(maxsize=8)
+def _splits_at_lines(name: str) -> bool:
+    return _SPLITS_AT_LINES.get(name) == getattr(encoding(name), "_pat_str", None)
+
+
+def _count_lines(text: str, name: str) -> int:
+    if not _splits_at_lines(name):
+        return _encode_len(text, name)
+    return sum(_count_line(line, name) for line in _LINE_START.split(text))
+
+
 @functools.lru_cache(maxsize=4096)
 def _count_short(text: str, name: str) -> int:
-    return _encode_len(text, name)
+    return _count_lines(text, name)
 
 
-@functools.lru_cache(maxsize=32)
-def _count_long(text: str, name: str) -> int:
+@functools.lru_cache(maxsize=1 << 16)
+def _count_line(text: str, name: str) -> int:
     return _encode_len(text, name)
 
 
