@@ -25,9 +25,16 @@ DEV = [DATASETS / "dev" / "dev.yaml"]
 OFFLINE = ROOT / "memlab" / "offline"
 
 
+@functools.cache
+def _load(path: Path):
+    """Each shipped dataset read once for this module (read-only here): the long-horizon M suite alone takes ~3 CPU s
+    to read, and the split check and the vocabulary both read every evaluation dataset."""
+    return load_dataset(path)
+
+
 @pytest.mark.parametrize("path", EVAL + DEV, ids=lambda p: p.name)
 def test_every_shipped_dataset_declares_its_split(path):
-    ds = load_dataset(path)
+    ds = _load(path)
     assert ds.meta.get("split") == ("dev" if path in DEV else "eval"), path
     card = path.with_suffix(".md")
     if card.exists():  # generated suites carry a card that says it too
@@ -86,7 +93,7 @@ def _eval_vocabulary() -> frozenset[str]:
         if name.isupper() and isinstance(pool, list) and pool and all(isinstance(x, str) for x in pool):
             terms.update(x for x in pool if x[:1].isupper() and " " not in x.strip())
     for path in EVAL:
-        for _, probe in load_dataset(path).probes():
+        for _, probe in _load(path).probes():
             for gold in probe.gold:
                 terms.update(f for f in gold.forms() if re.search(r"[A-Z0-9]|\s", f))
     return frozenset(t for t in terms if len(t) >= 4)  # cached: both tests read it, and it parses every eval dataset

@@ -166,7 +166,7 @@ def test_a_comparison_under_the_estimated_profile_agrees_with_the_planted_one(pl
             f"{metric}: extract − agent at the planted profile {planted['diff']:+.3f} "
             f"[{planted['ci_low']:+.3f}, {planted['ci_high']:+.3f}], at the estimated one {projected['diff']:+.3f}")
     # and the projection is not the default model: the estimate moved it
-    assert load_run(projected_run).manifest["models"]["default"]["model"] != make_model({"provider": "offline"}).model_id
+    assert projected_res.manifest["models"]["default"]["model"] != make_model({"provider": "offline"}).model_id
 
 
 def test_the_threshold_fit_finds_the_cut_and_says_when_the_data_only_bound_it():
