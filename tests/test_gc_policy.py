@@ -42,3 +42,21 @@ def test_unit_boundary_collects_cycles_and_freezes_survivors_inside_a_run():
         assert dead() is None, "the last unit's cyclic garbage was collected"
         assert gc.get_freeze_count() > frozen_before, "what survived is frozen"
     del kept
+
+
+def test_a_run_start_does_not_walk_the_old_generation():
+    """Freezing at a run's start collects only the young generations: a full collection would walk the
+    whole long-lived heap (large in a notebook or test process) at every run."""
+    generations = []
+
+    def seen(phase, info):
+        if phase == "start":
+            generations.append(info["generation"])
+
+    gc.callbacks.append(seen)
+    try:
+        with gc_policy.quiet_gc():
+            pass
+    finally:
+        gc.callbacks.remove(seen)
+    assert generations and max(generations) <= 1, f"collections of generations {generations} at a run's start"
