@@ -706,8 +706,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from memlab.harness.gc_policy import batch_process
     from memlab.registry import RegistryError
 
+    batch_process()  # a command is a batch process over a large heap (memlab.harness.gc_policy)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     args = build_parser().parse_args(argv)
     try:

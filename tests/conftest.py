@@ -3,24 +3,22 @@ project's PostgreSQL server (the ``postgres`` fixture, which also marks every te
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
 
 import pytest
 
-from memlab.harness.gc_policy import YOUNG_THRESHOLD
+from memlab.harness.gc_policy import batch_process
 from memlab.llm import calls
 from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.support.postgres import find_server, required
 
-gc.set_threshold(YOUNG_THRESHOLD, 10, 10)
-"""The test processes' collector (a run sets its own while it plays: memlab.harness.gc_policy). A pytest worker
-is a long-lived process whose heap holds every test module's imports and fixtures; with CPython's defaults it
-walked that whole heap in a full collection every few seconds (27 of them, 6.0 CPU s of 92, in five of the
-suite's files; 46 CPU s of the two workers' 576 in a clean-clone run, 2026-11-29). Young-generation collections
-every 20,000 allocations instead of 700 make middle ones, and so full ones, rarer: 7.5 → 1.9 CPU s of collection
-in those files, the largest process's peak memory the same (1.03 GB). When cyclic garbage is freed is all that
-changes: a test that needs it freed at a point calls ``gc.collect()``."""
+batch_process()
+"""The test processes collect as a ``memlab`` command does (memlab.harness.gc_policy; a run sets its own while it
+plays). A pytest worker is a long-lived process whose heap holds every test module's imports and fixtures; with
+CPython's defaults it walked that whole heap in a full collection every few seconds (27 of them, 6.0 CPU s of
+92, in five of the suite's files; 46 CPU s of the two workers' 576 in a clean-clone run; 5 CPU s with this
+setting, 2026-11-29), the largest process's peak memory the same (1.03 GB). When cyclic garbage is freed is
+all that changes: a test that needs it freed at a point calls ``gc.collect()``."""
 
 
 SLOW_DATA = ("long_horizon_s", "long_horizon_m")

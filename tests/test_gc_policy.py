@@ -60,3 +60,17 @@ def test_a_run_start_does_not_walk_the_old_generation():
     finally:
         gc.callbacks.remove(seen)
     assert generations and max(generations) <= 1, f"collections of generations {generations} at a run's start"
+
+
+def test_a_memlab_command_collects_young_objects_less_often(capsys):
+    """A ``memlab`` command sets the batch-process collector before it does anything else (CPython's
+    default walked a long-horizon dataset's heap in full dozens of times)."""
+    from memlab.cli import main
+
+    saved = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)  # CPython's defaults
+    try:
+        assert main(["components"]) == 0
+        assert gc.get_threshold() == (gc_policy.YOUNG_THRESHOLD, 10, 10)
+    finally:
+        gc.set_threshold(*saved)
