@@ -153,10 +153,16 @@ def test_planted_profiles_are_recovered_within_five_points(name, estimates, tmp_
     assert make_model({"provider": "offline", "profile": str(path)}).model_id.endswith(f"+profile-{written.digest()}")
 
 
+PROJECTED = "p2"
+"""The planted profile whose comparison is played again under its estimate: the one on the fewest users (7, not
+12: ~10 CPU s less for the second run). Its comparison still separates the strategies — extract − agent
+evidence recall −0.177 [−0.259, −0.095] — so an estimate that moved it would show (measured 2026-11-29)."""
+
+
 def test_a_comparison_under_the_estimated_profile_agrees_with_the_planted_one(planted_runs, estimates, dataset, tmp_path):
-    planted_run = planted_runs["p1"]
-    profile = write_profile(estimates["p1"], tmp_path / "estimated.yaml")
-    projected_run = _play(dataset, tmp_path / "projected", str(profile), USERS["p1"])
+    planted_run = planted_runs[PROJECTED]
+    profile = write_profile(estimates[PROJECTED], tmp_path / "estimated.yaml")
+    projected_run = _play(dataset, tmp_path / "projected", str(profile), USERS[PROJECTED])
     metrics = ["evidence_recall", "answer_correct"]
     planted_res, projected_res = load_run(planted_run, metrics=metrics), load_run(projected_run, metrics=metrics)
     for metric in metrics:
